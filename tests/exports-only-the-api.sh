@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Description: the shared library exports the three public functions, versioned LIBTIMERFD_1, and nothing else.
+set -eu
+: "${NM:=nm}" "${top_builddir:=.}"
+lib=$(ls "$top_builddir"/src/.libs/libtimerfd.so.* 2>/dev/null | head -n 1)
+if [ -z "$lib" ]; then
+	echo "SKIP: no shared library was built (configured with --disable-shared)"
+	exit 77
+fi
+actual=$($NM -D --defined-only --with-symbol-versions "$lib" | awk '{ print $NF }' | sort)
+expected=$(printf '%s\n' LIBTIMERFD_1 timerfd_create@@LIBTIMERFD_1 \
+	timerfd_gettime@@LIBTIMERFD_1 timerfd_settime@@LIBTIMERFD_1 | sort)
+echo "exported by $lib:"
+echo "$actual"
+if [ "$actual" != "$expected" ]; then
+	echo "FAIL: expected exactly:"
+	echo "$expected"
+	exit 1
+fi

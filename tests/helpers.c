@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the test cases: time arithmetic, reads, fds. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "helpers.h"
+
+int64_t
+now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	ck_assert_int_eq(clock_gettime(clock, &ts), 0);
+	return ts_ns(&ts);
+}
+
+int64_t
+ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NS_PER_S + ts->tv_nsec;
+}
+
+struct timespec
+ns_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / NS_PER_S), .tv_nsec = (long)(ns % NS_PER_S) };
+
+	return ts;
+}
+
+struct itimerspec
+its_ns(int64_t value, int64_t interval)
+{
+	struct itimerspec its = { .it_interval = ns_ts(interval), .it_value = ns_ts(value) };
+
+	return its;
+}
+
+void
+sleep_ns(int64_t ns)
+{
+	struct timespec ts = ns_ts(ns);
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+int
+read_ticks(int fd, uint64_t *ticks)
+{
+	ssize_t n = read(fd, ticks, sizeof(*ticks));
+
+	if (n < 0)
+		return -errno;
+	ck_assert_int_eq(n, sizeof(*ticks));
+	return 0;
+}
+
+int
+set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+int
+closed_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(close(fd), 0);
+	return fd;
+}
+
+int
+expired_timer(clockid_t clock, int flags)
+{
+	struct itimerspec its = its_ns(1, 0);
+	int fd = timerfd_create(clock, flags);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	sleep_ns(5 * NS_PER_MS);
+	return fd;
+}

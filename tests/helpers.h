@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the test cases: time arithmetic, reads, fds. */
+#ifndef TFD_TEST_HELPERS_H
+#define TFD_TEST_HELPERS_H
+
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+
+/* Assert that @call fails with -1 and errno @err. */
+#define ck_assert_fails_with(call, err)                                     \
+	do {                                                                \
+		errno = 0;                                                  \
+		ck_assert_int_eq((call), -1);                               \
+		ck_assert_msg(errno == (err), "%s: errno %d (%s), want %d (%s)", \
+			      #call, errno, strerror(errno), (err), strerror(err)); \
+	} while (0)
+
+/* Current time of a clock in nanoseconds. */
+int64_t now_ns(clockid_t clock);
+/* A timespec as nanoseconds, and back. */
+int64_t ts_ns(const struct timespec *ts);
+struct timespec ns_ts(int64_t ns);
+/* An itimerspec from a value and an interval in nanoseconds. */
+struct itimerspec its_ns(int64_t value, int64_t interval);
+/* Sleep on CLOCK_MONOTONIC, resuming after signals. */
+void sleep_ns(int64_t ns);
+/* read() 8 bytes from fd: 0 with *ticks set, or -errno. */
+int read_ticks(int fd, uint64_t *ticks);
+/* Put fd in non-blocking mode: 0 or -errno. */
+int set_nonblock(int fd);
+/* A descriptor number that is certainly not open. */
+int closed_fd(void);
+/* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
+int expired_timer(clockid_t clock, int flags);
+
+#endif /* TFD_TEST_HELPERS_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: runs every timerfd test case against the public API and reports through Check. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "suite.h"
+
+int
+main(void)
+{
+	Suite *s = suite_create("timerfd");
+	SRunner *sr;
+	int failed;
+
+	suite_add_tcase(s, tcase_create_flags());
+	suite_add_tcase(s, tcase_arming());
+	suite_add_tcase(s, tcase_periodic());
+	suite_add_tcase(s, tcase_gettime());
+	suite_add_tcase(s, tcase_reading());
+	suite_add_tcase(s, tcase_bad_input());
+	suite_add_tcase(s, tcase_alarm_clocks());
+
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

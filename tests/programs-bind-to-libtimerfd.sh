@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Description: programs linked with libtimerfd reference and, at run time, bind to our functions, not the C library's.
+set -eu
+: "${NM:=nm}" "${top_builddir:=.}"
+test_prog=$top_builddir/tests/timerfd-test
+example=$top_builddir/examples/periodic
+fail=0
+if [ ! -f "$top_builddir"/src/.libs/libtimerfd.so ]; then
+	echo "SKIP: no shared library was built (configured with --disable-shared)"
+	exit 77
+fi
+
+for fn in timerfd_create timerfd_settime timerfd_gettime; do
+	if $NM -D --with-symbol-versions "$test_prog" | grep -q " U $fn@LIBTIMERFD_1\$"; then
+		echo "ok: $test_prog references $fn@LIBTIMERFD_1"
+	else
+		echo "FAIL: $test_prog does not reference $fn@LIBTIMERFD_1"
+		fail=1
+	fi
+done
+
+# The dynamic linker says where each call really goes.
+log=$(LD_DEBUG=bindings "$example" 1 1 2>&1 >/dev/null)
+if [ -z "$log" ]; then
+	echo "SKIP: this dynamic linker does not report bindings (LD_DEBUG)"
+	exit 77
+fi
+for fn in timerfd_create timerfd_settime; do
+	line=$(printf '%s\n' "$log" | grep "symbol \`$fn'" || true)
+	case $line in
+	*libtimerfd.so*"[LIBTIMERFD_1]"*) echo "ok: $fn binds to libtimerfd" ;;
+	*) echo "FAIL: $fn binds elsewhere: ${line:-no binding seen}"; fail=1 ;;
+	esac
+done
+exit $fail

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The test cases of the timerfd suite, one TCase per concern, all on the public API. */
+#ifndef TFD_TEST_SUITE_H
+#define TFD_TEST_SUITE_H
+
+#include <check.h>
+
+TCase *tcase_create_flags(void);
+TCase *tcase_arming(void);
+TCase *tcase_periodic(void);
+TCase *tcase_gettime(void);
+TCase *tcase_reading(void);
+TCase *tcase_bad_input(void);
+TCase *tcase_alarm_clocks(void);
+
+#endif /* TFD_TEST_SUITE_H */
