@@ -1,26 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* Picks the syscall stub and the timerfd syscall numbers for the target ABI. */
+/* The internal syscall layer: the ABI's timerfd numbers and its __tfd_syscallN() stubs. */
 #ifndef TFD_SYSCALL_H
 #define TFD_SYSCALL_H
 
-/*
- * Chosen from the compiler's predefined macros rather than by configure, so
- * that CC='gcc -m32' or an x32 compiler gets the right ABI.  Order matters:
- * x32 also defines __x86_64__.
- */
-#if defined(__x86_64__) && defined(__ILP32__)
-#include "syscall-numbers/x32.h"
-#elif defined(__x86_64__)
-#include "syscall-numbers/x86_64.h"
-#else
-#include "syscall-numbers/generic.h"
-#endif
+#include "syscall-numbers.h"
 
-/* TFD_GENERIC_SYSCALL comes from configure --disable-asm-stubs. */
+/*
+ * Each stub header defines __tfd_syscall2() and __tfd_syscall4(), returning
+ * the result or -errno, and names itself in TFD_SYSCALL_STUB.  Picked from
+ * the compiler's macros; configure --disable-asm-stubs sets
+ * TFD_GENERIC_SYSCALL to force syscall(2).
+ */
 #if defined(TFD_GENERIC_SYSCALL)
 #include "arch/generic/syscall.h"
 #elif defined(__x86_64__)
 #include "arch/x86_64/syscall.h"
+#elif defined(__i386__)
+#include "arch/i386/syscall.h"
+#elif defined(__aarch64__) && defined(__LP64__)
+#include "arch/aarch64/syscall.h"
+#elif defined(__arm__) && defined(__ARM_EABI__)
+#include "arch/arm/syscall.h"
+#elif defined(__riscv)
+#include "arch/riscv/syscall.h"
+#elif defined(__powerpc__)
+#include "arch/powerpc/syscall.h"
+#elif defined(__s390x__)
+#include "arch/s390x/syscall.h"
+#elif defined(__mips__)
+#include "arch/mips/syscall.h"
 #else
 #include "arch/generic/syscall.h"
 #endif

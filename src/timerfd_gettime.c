@@ -2,6 +2,7 @@
 /* timerfd_gettime(): the time left to a timer's next expiration, and its interval. */
 #include "config.h"
 
+#include <errno.h>
 #include <sys/timerfd.h>
 
 #include "internal.h"
@@ -10,5 +11,17 @@
 TFD_EXPORT int
 timerfd_gettime(int fd, struct itimerspec *curr_value)
 {
+	struct itimerspec scratch;
+	long r;
+
+	/*
+	 * The kernel looks the fd up first and only then faults on a NULL
+	 * buffer; qemu-user instead ignores NULL and succeeds.  Ask about the
+	 * fd with a buffer of ours so that the kernel's errno order holds.
+	 */
+	if (!curr_value) {
+		r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&scratch);
+		return (int)__tfd_ret(r < 0 ? r : -EFAULT);
+	}
 	return (int)__tfd_ret(__tfd_syscall2(TFD_NR_gettime, fd, (long)curr_value));
 }

@@ -79,6 +79,7 @@ tcase_alarm_clocks(void)
 {
 	TCase *tc = tcase_create("alarm_clocks");
 
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, alarm_clocks_are_refused_without_cap_wake_alarm);
 	return tc;
 }

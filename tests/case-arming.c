@@ -192,6 +192,7 @@ tcase_arming(void)
 {
 	TCase *tc = tcase_create("arming");
 
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, relative_timer_expires_after_its_value);
 	tcase_add_test(tc, absolute_realtime_timer_expires_at_the_given_time);
 	tcase_add_test(tc, absolute_monotonic_timer_expires_at_the_given_time);

@@ -175,6 +175,7 @@ tcase_bad_input(void)
 {
 	TCase *tc = tcase_create("bad_input");
 
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, create_with_unknown_clock_gives_einval);
 	tcase_add_test(tc, create_with_unknown_flags_gives_einval);
 	tcase_add_test(tc, settime_with_unknown_flags_gives_einval);

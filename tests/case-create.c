@@ -84,6 +84,7 @@ tcase_create_flags(void)
 {
 	TCase *tc = tcase_create("create");
 
+	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, header_flags_equal_the_kernel_values);
 	tcase_add_test(tc, cloexec_flag_sets_fd_cloexec);
 	tcase_add_test(tc, nonblock_flag_sets_o_nonblock);

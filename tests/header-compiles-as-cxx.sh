@@ -7,6 +7,10 @@ if ! $CXX --version >/dev/null 2>&1; then
 	echo "SKIP: no C++ compiler ($CXX) to compile the header with"
 	exit 77
 fi
+if [ "$($CXX -dumpmachine)" != "$(${CC:-cc} -dumpmachine)" ]; then
+	echo "SKIP: the C++ compiler ($CXX) does not target this build's host ($(${CC:-cc} -dumpmachine))"
+	exit 77
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/use.cc" <<'SRC'

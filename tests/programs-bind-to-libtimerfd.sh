@@ -21,7 +21,8 @@ for fn in timerfd_create timerfd_settime timerfd_gettime; do
 done
 
 # The dynamic linker says where each call really goes.
-log=$(LD_DEBUG=bindings "$example" 1 1 2>&1 >/dev/null)
+# shellcheck disable=SC2086 # TEST_RUNNER may be a command with options
+log=$(LD_DEBUG=bindings ${TEST_RUNNER:-} "$example" 1 1 2>&1 >/dev/null)
 if [ -z "$log" ]; then
 	echo "SKIP: this dynamic linker does not report bindings (LD_DEBUG)"
 	exit 77

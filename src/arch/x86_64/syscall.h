@@ -4,6 +4,8 @@
  * r10; the result comes back in rax as a value or -errno.  The syscall
  * instruction overwrites rcx (return address) and r11 (saved rflags).
  */
+#define TFD_SYSCALL_STUB "x86_64"
+
 static inline long
 __tfd_syscall2(long n, long a1, long a2)
 {

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Description: builds libtimerfd with each cross compiler in tests/cross/targets and runs its tests under qemu-user.
+# Usage: check-cross.sh SRCDIR   (SRCDIR: an unconfigured source tree with configure, e.g. from
+# make distdir; builds under ./cross-build; CROSS_TARGETS="triplet ..." limits the run)
+set -uo pipefail
+srcdir=$(cd "${1:-.}" && pwd)
+root=$PWD/cross-build
+jobs=${CROSS_JOBS:-2}
+mkdir -p "$root"
+
+# The number of Check cases in the suite: every target must run them all.
+expected=$(cat "$srcdir"/tests/case-*.c | grep -c '^START_TEST(')
+
+selected() {
+	[ -z "${CROSS_TARGETS:-}" ] && return 0
+	case " $CROSS_TARGETS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# Prints "passed failed skipped" for a build directory whose make check has run.
+count_results() {
+	local dir=$1 p=0 f=0 s=0 trs name res line checks fails errs
+	for trs in "$dir"/tests/*.trs; do
+		[ -f "$trs" ] || continue
+		name=$(basename "$trs" .trs)
+		res=$(sed -n 's/^:test-result: //p' "$trs")
+		if [ "$name" = timerfd-test ]; then
+			line=$(grep -h '^[0-9]*%: Checks:' "$dir/tests/timerfd-test.log" || true)
+			if [ -z "$line" ]; then
+				f=$((f + 1))
+				continue
+			fi
+			read -r checks fails errs < <(echo "$line" |
+				sed 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/')
+			p=$((p + checks - fails - errs))
+			f=$((f + fails + errs))
+			# Fewer cases than the suite has means some never ran.
+			[ "$checks" -eq "$expected" ] || f=$((f + expected - checks))
+			continue
+		fi
+		case $res in
+		PASS) p=$((p + 1)) ;;
+		SKIP) s=$((s + 1)) ;;
+		*) f=$((f + 1)) ;;
+		esac
+	done
+	# The suite must have run at all (a failed build of the tests leaves no result).
+	[ -f "$dir/tests/timerfd-test.trs" ] || [ -n "${static_only:-}" ] || f=$((f + 1))
+	echo "$p $f $s"
+}
+
+# Tests that only inspect what was built, for targets that cannot run here.
+static_tests="tests/header-compiles-alone.sh tests/header-compiles-as-cxx.sh"
+static_tests="$static_tests tests/exports-only-the-api.sh tests/stubs-make-the-calls.sh"
+static_tests="$static_tests tests/syscall-numbers-match-kernel.sh"
+
+# One target: configure, build, test; writes its summary line to $root/<triplet>.result.
+run_target() {
+	local triplet=$1 mode=$2 qemu=$3 framework=$4 prefix=$5
+	local dir=$root/$triplet result=$root/$triplet.result extra=() p f s tests note
+	rm -rf "$dir" && mkdir -p "$dir"
+	[ "$framework" = minicheck ] && extra+=(--with-minicheck)
+	if ! command -v "$triplet-gcc" >/dev/null; then
+		echo "$triplet: 0 passed, 1 failed, 0 skipped (no $triplet-gcc)" > "$result"
+		return
+	fi
+	if ! (cd "$dir" && "$srcdir/configure" --host="$triplet" --enable-werror "${extra[@]}" \
+		>configure.out 2>&1 && make -j2 >build.out 2>&1); then
+		tail -n 30 "$dir"/configure.out "$dir"/build.out 2>/dev/null
+		echo "$triplet: 0 passed, 1 failed, 0 skipped (configure or build failed; see $dir)" > "$result"
+		return
+	fi
+	if [ "$mode" = run ]; then
+		tests=
+		note="run under ${qemu/#-/the native kernel}"
+	else
+		tests=$static_tests
+		note="built and inspected, not run: no way to run it here"
+	fi
+	[ "$qemu" = - ] && qemu=
+	# qemu-user is slow: give every test case ten times Check's usual time.
+	(cd "$dir" && QEMU_LD_PREFIX=$prefix CK_TIMEOUT_MULTIPLIER=10 \
+		make -j2 check ${tests:+TESTS="$tests"} TEST_RUNNER="$qemu" >check.out 2>&1)
+	read -r p f s < <(static_only=$tests count_results "$dir")
+	if [ "$f" -ne 0 ]; then
+		grep -h -E ':(F|E):|^FAIL|^ERROR' "$dir"/tests/*.log | head -n 20
+		grep -h -B2 -A2 -E 'error|Error' "$dir"/check.out | head -n 20
+	fi
+	echo "$triplet: $p passed, $f failed, $s skipped ($note)" > "$result"
+}
+
+# An ABI with no C library here: the table and the stub must still compile.
+check_abi() {
+	local triplet=$1 flags=$2 p=0 f=0
+	local label="$triplet $flags" result
+	result=$root/$triplet$(echo "$flags" | tr -d ' =').result
+	# shellcheck disable=SC2086 # $flags is a list of compiler flags
+	if CC="$triplet-gcc" CFLAGS_ABI="$flags" top_srcdir=$srcdir \
+		sh "$srcdir/tests/syscall-numbers-match-kernel.sh"; then p=$((p + 1)); else f=$((f + 1)); fi
+	# shellcheck disable=SC2086
+	if "$triplet-gcc" $flags -O2 -Wall -Wextra -Werror -ffreestanding -I"$srcdir/src" \
+		-c "$srcdir/tests/cross/stub-compiles.c" -o /dev/null; then
+		p=$((p + 1))
+	else
+		echo "FAIL: the stub for $label does not compile"
+		f=$((f + 1))
+	fi
+	echo "$label: $p passed, $f failed, 0 skipped (compiled only: no C library for this ABI here)" > "$result"
+}
+
+order=()
+running=0
+while read -r triplet mode rest; do
+	case $triplet in '' | '#'*) continue ;; esac
+	selected "$triplet" || continue
+	if [ "$mode" = abi ]; then
+		check_abi "$triplet" "$rest"
+		order+=("$root/$triplet$(echo "$rest" | tr -d ' =').result")
+		continue
+	fi
+	# shellcheck disable=SC2086 # $rest holds the remaining columns
+	run_target "$triplet" "$mode" $rest &
+	order+=("$root/$triplet.result")
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done < "$srcdir/tests/cross/targets"
+wait
+
+total_p=0 total_f=0 total_s=0
+echo
+for r in "${order[@]}"; do
+	line=$(cat "$r")
+	echo "$line"
+	read -r p f s < <(echo "$line" | sed 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/')
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
+done
+echo "check-cross: $total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ]
