@@ -3,6 +3,10 @@
 #ifndef TFD_SYSCALL_H
 #define TFD_SYSCALL_H
 
+#ifdef TFD_TEST_SYSCALLS
+/* Unit tests put a simulated kernel in place of the real syscall layer. */
+#include TFD_TEST_SYSCALLS
+#else
 #include "syscall-numbers.h"
 
 /*
@@ -32,5 +36,6 @@
 #else
 #include "arch/generic/syscall.h"
 #endif
+#endif /* TFD_TEST_SYSCALLS */
 
 #endif /* TFD_SYSCALL_H */

@@ -6,11 +6,18 @@
 
 #include "internal.h"
 #include "syscall.h"
+#include "time64.h"
 
 TFD_EXPORT int
 timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
 		struct itimerspec *old_value)
 {
+#if defined(TFD_NR_settime64) && SIZEOF_TIME_T == 8
+	/* A 32-bit ABI built with 64-bit time_t (musl, riscv32): the time64 calls' layout. */
+	_Static_assert(sizeof(struct itimerspec) == sizeof(struct tfd_itimerspec64), "layout");
+	return (int)__tfd_ret(__tfd_settime64(fd, flags, (const void *)new_value, (void *)old_value));
+#else
 	return (int)__tfd_ret(__tfd_syscall4(TFD_NR_settime, fd, flags,
 					     (long)new_value, (long)old_value));
+#endif
 }

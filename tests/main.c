@@ -20,6 +20,7 @@ main(void)
 	suite_add_tcase(s, tcase_reading());
 	suite_add_tcase(s, tcase_bad_input());
 	suite_add_tcase(s, tcase_alarm_clocks());
+	suite_add_tcase(s, tcase_time64());
 
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_VERBOSE);

@@ -12,5 +12,6 @@ TCase *tcase_gettime(void);
 TCase *tcase_reading(void);
 TCase *tcase_bad_input(void);
 TCase *tcase_alarm_clocks(void);
+TCase *tcase_time64(void);
 
 #endif /* TFD_TEST_SUITE_H */

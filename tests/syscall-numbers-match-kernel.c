@@ -11,10 +11,12 @@
 #define SAME(ours, kernels) _Static_assert((ours) == (kernels), #ours " != " #kernels)
 
 SAME(TFD_NR_create, __NR_timerfd_create);
-/* riscv32 has only the time64 calls; its plain names alias them. */
+/* riscv32 has only the time64 calls. */
 #ifdef __NR_timerfd_settime
 SAME(TFD_NR_settime, __NR_timerfd_settime);
 SAME(TFD_NR_gettime, __NR_timerfd_gettime);
+#elif defined(TFD_NR_settime) || defined(TFD_NR_gettime)
+#error "our table has 32-bit time calls that this ABI lacks"
 #endif
 /* The time64 calls exist exactly on the 32-bit ABIs. */
 #ifdef __NR_timerfd_settime64

@@ -60,12 +60,25 @@ extern "C" {
 /* Create a timer that delivers its expirations through a file descriptor. */
 extern int timerfd_create(clockid_t clockid, int flags);
 
+/*
+ * A program built with _TIME_BITS=64 on an ABI whose time_t is 32-bit by
+ * default (glibc then defines __USE_TIME_BITS64) passes 64-bit
+ * itimerspecs: it calls the time64 entry points under the plain names, as
+ * the C library does for its own functions.
+ */
+#ifdef __USE_TIME_BITS64
+#define __TFD_TIME64_NAME(name) __asm__("__" #name "64")
+#else
+#define __TFD_TIME64_NAME(name)
+#endif
+
 /* Arm (or disarm, with a zero it_value) the timer; optionally return the old setting. */
 extern int timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
-			   struct itimerspec *old_value);
+			   struct itimerspec *old_value) __TFD_TIME64_NAME(timerfd_settime);
 
 /* Return the time left to the next expiration and the interval. */
-extern int timerfd_gettime(int fd, struct itimerspec *curr_value);
+extern int timerfd_gettime(int fd, struct itimerspec *curr_value)
+	__TFD_TIME64_NAME(timerfd_gettime);
 
 #ifdef __cplusplus
 }

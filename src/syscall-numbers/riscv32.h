@@ -3,7 +3,3 @@
 #define TFD_NR_create 85
 #define TFD_NR_gettime64 410
 #define TFD_NR_settime64 411
-
-/* Its time_t is 64-bit, so the plain entry points use the time64 calls directly. */
-#define TFD_NR_settime TFD_NR_settime64
-#define TFD_NR_gettime TFD_NR_gettime64

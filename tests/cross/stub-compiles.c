@@ -14,5 +14,5 @@ tfd_call2(long a1, long a2)
 long
 tfd_call4(long a1, long a2, long a3, long a4)
 {
-	return __tfd_syscall4(TFD_NR_settime, a1, a2, a3, a4);
+	return __tfd_syscall4(TFD_NR_create, a1, a2, a3, a4);
 }

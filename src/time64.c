@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* The time64 calls, probed once per process, and their fallback to the 32-bit calls. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+
+#include "syscall.h"
+#include "time64.h"
+
+#ifdef TFD_NR_settime64
+
+/* What the kernel is known to offer; moves once from UNKNOWN to PRESENT or MISSING. */
+enum { T64_UNKNOWN, T64_PROBING, T64_PRESENT, T64_MISSING };
+static int t64_state;
+
+/* How long a thread waits for another's probe before probing itself (a fork child can't). */
+#define T64_WAIT_YIELDS 10000
+
+/*
+ * Makes the time64 call @nr, or returns -ENOSYS without a call once the
+ * kernel is known to lack the time64 calls.  Only the first call of the
+ * process probes: threads that arrive meanwhile wait for its answer, so
+ * the fast path is one relaxed load and no lock.
+ */
+static long
+time64_call(long nr, long a1, long a2, long a3, long a4)
+{
+	long r;
+
+	for (int waited = 0;; waited++) {
+		int state = __atomic_load_n(&t64_state, __ATOMIC_ACQUIRE);
+		int expected = T64_UNKNOWN;
+
+		if (state == T64_PRESENT)
+			return __tfd_syscall4(nr, a1, a2, a3, a4);
+		if (state == T64_MISSING)
+			return -ENOSYS;
+		if (state == T64_PROBING && waited < T64_WAIT_YIELDS) {
+			sched_yield();
+			continue;
+		}
+		if (state == T64_UNKNOWN &&
+		    !__atomic_compare_exchange_n(&t64_state, &expected, T64_PROBING, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
+		break;
+	}
+	/* This thread owns the probe (or the prober never answered: a fork child's case). */
+	r = __tfd_syscall4(nr, a1, a2, a3, a4);
+	__atomic_store_n(&t64_state, r == -ENOSYS ? T64_MISSING : T64_PRESENT, __ATOMIC_RELEASE);
+	return r;
+}
+
+#ifdef TFD_NR_settime
+/* Narrows a 64-bit value for the 32-bit calls: 0, or -EOVERFLOW if tv_sec does not fit. */
+static int
+narrow(const struct tfd_timespec64 *in, struct tfd_timespec32 *out)
+{
+	if (in->tv_sec < INT32_MIN || in->tv_sec > INT32_MAX)
+		return -EOVERFLOW;
+	out->tv_sec = (int32_t)in->tv_sec;
+	out->tv_nsec = in->tv_nsec;
+	return 0;
+}
+
+static void
+widen(const struct tfd_itimerspec32 *in, struct tfd_itimerspec64 *out)
+{
+	out->it_interval = (struct tfd_timespec64){ .tv_sec = in->it_interval.tv_sec,
+						    .tv_nsec = in->it_interval.tv_nsec };
+	out->it_value = (struct tfd_timespec64){ .tv_sec = in->it_value.tv_sec,
+						 .tv_nsec = in->it_value.tv_nsec };
+}
+#endif
+
+long
+__tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
+		struct tfd_itimerspec64 *old_value)
+{
+	long r = time64_call(TFD_NR_settime64, fd, flags, (long)new_value, (long)old_value);
+
+	if (r != -ENOSYS)
+		return r;
+#ifdef TFD_NR_settime
+	struct tfd_itimerspec32 new32, old32;
+
+	/* The kernel reads the new value before anything else (EFAULT first). */
+	if (!new_value)
+		return -EFAULT;
+	if (narrow(&new_value->it_interval, &new32.it_interval) < 0 ||
+	    narrow(&new_value->it_value, &new32.it_value) < 0)
+		return -EOVERFLOW;
+	r = __tfd_syscall4(TFD_NR_settime, fd, flags, (long)&new32, old_value ? (long)&old32 : 0);
+	if (r == 0 && old_value)
+		widen(&old32, old_value);
+#endif
+	return r;
+}
+
+long
+__tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
+{
+	struct tfd_itimerspec64 scratch;
+	long r;
+
+	/* See timerfd_gettime(): the fd is looked up before a NULL buffer faults. */
+	if (!curr_value) {
+		r = __tfd_gettime64(fd, &scratch);
+		return r < 0 ? r : -EFAULT;
+	}
+	r = time64_call(TFD_NR_gettime64, fd, (long)curr_value, 0, 0);
+	if (r != -ENOSYS)
+		return r;
+#ifdef TFD_NR_gettime
+	struct tfd_itimerspec32 curr32;
+
+	r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&curr32);
+	if (r == 0)
+		widen(&curr32, curr_value);
+#endif
+	return r;
+}
+
+#else
+/* A 64-bit ABI: its plain calls already take 64-bit time; nothing to do here. */
+typedef int tfd_time64_unused;
+#endif /* TFD_NR_settime64 */
