@@ -3,9 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 
+#include "emu/emu.h"
+#include "emu/entry.h"
 #include "syscall.h"
 #include "time64.h"
 
@@ -15,8 +18,21 @@
 enum { T64_UNKNOWN, T64_PROBING, T64_PRESENT, T64_MISSING };
 static int t64_state;
 
-/* How long a thread waits for another's probe before probing itself (a fork child can't). */
-#define T64_WAIT_YIELDS 10000
+static pthread_once_t t64_once = PTHREAD_ONCE_INIT;
+
+/* A child forked while another thread was probing would wait for an answer that never comes. */
+static void
+t64_after_fork_child(void)
+{
+	if (t64_state == T64_PROBING)
+		t64_state = T64_UNKNOWN;
+}
+
+static void
+t64_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, t64_after_fork_child);
+}
 
 /*
  * Makes the time64 call @nr, or returns -ENOSYS without a call once the
@@ -29,7 +45,7 @@ time64_call(long nr, long a1, long a2, long a3, long a4)
 {
 	long r;
 
-	for (int waited = 0;; waited++) {
+	for (;;) {
 		int state = __atomic_load_n(&t64_state, __ATOMIC_ACQUIRE);
 		int expected = T64_UNKNOWN;
 
@@ -37,17 +53,17 @@ time64_call(long nr, long a1, long a2, long a3, long a4)
 			return __tfd_syscall4(nr, a1, a2, a3, a4);
 		if (state == T64_MISSING)
 			return -ENOSYS;
-		if (state == T64_PROBING && waited < T64_WAIT_YIELDS) {
+		if (state == T64_PROBING) {
+			/* Another thread's probe is one syscall away from its answer. */
 			sched_yield();
 			continue;
 		}
-		if (state == T64_UNKNOWN &&
-		    !__atomic_compare_exchange_n(&t64_state, &expected, T64_PROBING, 0,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			continue;
-		break;
+		pthread_once(&t64_once, t64_register_atfork);
+		if (__atomic_compare_exchange_n(&t64_state, &expected, T64_PROBING, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
 	}
-	/* This thread owns the probe (or the prober never answered: a fork child's case). */
+	/* This thread owns the probe. */
 	r = __tfd_syscall4(nr, a1, a2, a3, a4);
 	__atomic_store_n(&t64_state, r == -ENOSYS ? T64_MISSING : T64_PRESENT, __ATOMIC_RELEASE);
 	return r;
@@ -75,9 +91,10 @@ widen(const struct tfd_itimerspec32 *in, struct tfd_itimerspec64 *out)
 }
 #endif
 
-long
-__tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
-		struct tfd_itimerspec64 *old_value)
+/* The kernel's calls: time64, else the 32-bit ones converting. */
+static long
+kernel_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
+		 struct tfd_itimerspec64 *old_value)
 {
 	long r = time64_call(TFD_NR_settime64, fd, flags, (long)new_value, (long)old_value);
 
@@ -99,15 +116,15 @@ __tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 	return r;
 }
 
-long
-__tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
+static long
+kernel_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
 	struct tfd_itimerspec64 scratch;
 	long r;
 
 	/* See timerfd_gettime(): the fd is looked up before a NULL buffer faults. */
 	if (!curr_value) {
-		r = __tfd_gettime64(fd, &scratch);
+		r = kernel_gettime64(fd, &scratch);
 		return r < 0 ? r : -EFAULT;
 	}
 	r = time64_call(TFD_NR_gettime64, fd, (long)curr_value, 0, 0);
@@ -120,6 +137,34 @@ __tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 	if (r == 0)
 		widen(&curr32, curr_value);
 #endif
+	return r;
+}
+
+/* Emulated timers first; the emulation also answers for any fd when the kernel has no timerfd. */
+long
+__tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
+		struct tfd_itimerspec64 *old_value)
+{
+	long r;
+
+	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
+		return __tfd_emu_settime_its64(fd, flags, new_value, old_value);
+	r = kernel_settime64(fd, flags, new_value, old_value);
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_settime_its64(fd, flags, new_value, old_value);
+	return r;
+}
+
+long
+__tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
+{
+	long r;
+
+	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
+		return __tfd_emu_gettime_its64(fd, curr_value);
+	r = kernel_gettime64(fd, curr_value);
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_gettime_its64(fd, curr_value);
 	return r;
 }
 

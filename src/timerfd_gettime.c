@@ -5,17 +5,19 @@
 #include <errno.h>
 #include <sys/timerfd.h>
 
+#include "emu/emu.h"
+#include "emu/entry.h"
 #include "internal.h"
 #include "syscall.h"
 #include "time64.h"
 
-TFD_EXPORT int
-timerfd_gettime(int fd, struct itimerspec *curr_value)
+static long
+kernel_gettime(int fd, struct itimerspec *curr_value)
 {
 #if defined(TFD_NR_gettime64) && SIZEOF_TIME_T == 8
 	/* A 32-bit ABI built with 64-bit time_t (musl, riscv32): the time64 calls' layout. */
 	_Static_assert(sizeof(struct itimerspec) == sizeof(struct tfd_itimerspec64), "layout");
-	return (int)__tfd_ret(__tfd_gettime64(fd, (void *)curr_value));
+	return __tfd_gettime64(fd, (void *)curr_value);
 #else
 	struct itimerspec scratch;
 	long r;
@@ -27,8 +29,22 @@ timerfd_gettime(int fd, struct itimerspec *curr_value)
 	 */
 	if (!curr_value) {
 		r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&scratch);
-		return (int)__tfd_ret(r < 0 ? r : -EFAULT);
+		return r < 0 ? r : -EFAULT;
 	}
-	return (int)__tfd_ret(__tfd_syscall2(TFD_NR_gettime, fd, (long)curr_value));
+	return __tfd_syscall2(TFD_NR_gettime, fd, (long)curr_value);
 #endif
+}
+
+TFD_EXPORT int
+timerfd_gettime(int fd, struct itimerspec *curr_value)
+{
+	long r;
+
+	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
+		return (int)__tfd_ret(__tfd_emu_gettime_its(fd, curr_value));
+	r = kernel_gettime(fd, curr_value);
+	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_gettime_its(fd, curr_value);
+	return (int)__tfd_ret(r);
 }

@@ -94,19 +94,6 @@ START_TEST(read_with_buffer_under_8_bytes_gives_einval)
 }
 END_TEST
 
-START_TEST(write_gives_einval)
-{
-	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
-	uint64_t ticks = 1;
-
-	ck_assert_int_ge(fd, 0);
-	errno = 0;
-	ck_assert_int_eq(write(fd, &ticks, sizeof(ticks)), -1);
-	ck_assert_int_eq(errno, EINVAL);
-	close(fd);
-}
-END_TEST
-
 TCase *
 tcase_reading(void)
 {
@@ -118,6 +105,5 @@ tcase_reading(void)
 	tcase_add_test(tc, nonblocking_read_without_expiry_gives_eagain);
 	tcase_add_test(tc, blocking_read_waits_for_expiry);
 	tcase_add_test(tc, read_with_buffer_under_8_bytes_gives_einval);
-	tcase_add_test(tc, write_gives_einval);
 	return tc;
 }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* The userspace timerfd served after the kernel answers ENOSYS: its internal interface. */
+#ifndef TFD_EMU_H
+#define TFD_EMU_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* An itimerspec as the kernel sees it once copied in: 64-bit fields whatever the ABI. */
+struct tfd_spec {
+	struct {
+		int64_t sec;
+		int64_t nsec;
+	} interval, value;
+};
+
+/* Which backend serves timerfd_create(): decided once, from LIBTIMERFD_BACKEND and ENOSYS. */
+enum tfd_backend { TFD_BACKEND_UNDECIDED, TFD_BACKEND_KERNEL, TFD_BACKEND_EMULATION };
+
+/* The backend create() must use now: KERNEL or EMULATION, or UNDECIDED (try the kernel). */
+enum tfd_backend __tfd_backend(void);
+/* The kernel said ENOSYS: switch to the emulation unless the user forbade it; 1 if switched. */
+int __tfd_backend_switch_to_emulation(void);
+
+/* Nonzero once any emulated timer has ever existed in this process (cheap fast-path test). */
+int __tfd_emu_in_use(void);
+/* Nonzero if @fd is an emulated timer of this process (checked by file identity). */
+int __tfd_emu_owns(int fd);
+
+/* The three calls, kernel semantics and errno order, returning a value or -errno. */
+long __tfd_emu_create(clockid_t clockid, int flags);
+long __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value,
+		       struct tfd_spec *old_value);
+long __tfd_emu_gettime(int fd, struct tfd_spec *curr_value);
+
+#endif /* TFD_EMU_H */

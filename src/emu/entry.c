@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* The emulation behind the entry points: the callers' itimerspec layouts to and from struct tfd_spec. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/timerfd.h>
+
+#include "emu/emu.h"
+#include "emu/entry.h"
+#include "emu/uaccess.h"
+#include "time64.h"
+
+/* A struct itimerspec as a tfd_spec, and back: -EOVERFLOW where time_t is too narrow. */
+static void
+from_its(const struct itimerspec *in, struct tfd_spec *out)
+{
+	out->value.sec = in->it_value.tv_sec;
+	out->value.nsec = in->it_value.tv_nsec;
+	out->interval.sec = in->it_interval.tv_sec;
+	out->interval.nsec = in->it_interval.tv_nsec;
+}
+
+static long
+to_its(const struct tfd_spec *in, struct itimerspec *out)
+{
+	if ((int64_t)(time_t)in->value.sec != in->value.sec ||
+	    (int64_t)(time_t)in->interval.sec != in->interval.sec)
+		return -EOVERFLOW;
+	*out = (struct itimerspec){ 0 };
+	out->it_value.tv_sec = (time_t)in->value.sec;
+	out->it_value.tv_nsec = (long)in->value.nsec;
+	out->it_interval.tv_sec = (time_t)in->interval.sec;
+	out->it_interval.tv_nsec = (long)in->interval.nsec;
+	return 0;
+}
+
+/* The same for the 64-bit time layout of 32-bit ABIs (never too narrow). */
+static void
+from_its64(const struct tfd_itimerspec64 *in, struct tfd_spec *out)
+{
+	out->value.sec = in->it_value.tv_sec;
+	out->value.nsec = in->it_value.tv_nsec;
+	out->interval.sec = in->it_interval.tv_sec;
+	out->interval.nsec = in->it_interval.tv_nsec;
+}
+
+static long
+to_its64(const struct tfd_spec *in, struct tfd_itimerspec64 *out)
+{
+	*out = (struct tfd_itimerspec64){ 0 };
+	out->it_value.tv_sec = in->value.sec;
+	out->it_value.tv_nsec = (int32_t)in->value.nsec;
+	out->it_interval.tv_sec = in->interval.sec;
+	out->it_interval.tv_nsec = (int32_t)in->interval.nsec;
+	return 0;
+}
+
+/*
+ * settime/gettime for one caller layout: copy in (EFAULT first, as the
+ * kernel reads the new value before anything else), call the emulation,
+ * copy out (EFAULT after the timer changed, as in the kernel).
+ */
+#define DEFINE_EMU_CALLS(suffix, type, from, to)                                           \
+	long __tfd_emu_settime_##suffix(int fd, int flags, const type *new_value,          \
+					type *old_value)                                   \
+	{                                                                                  \
+		struct tfd_spec spec, old;                                                 \
+		type in, out;                                                              \
+		long r;                                                                    \
+		bool readable = __tfd_copy_from_user(&in, new_value, sizeof(in)) == 0;     \
+                                                                                           \
+		if (readable)                                                              \
+			from(&in, &spec);                                                  \
+		r = __tfd_emu_settime(fd, flags, readable ? &spec : NULL,                  \
+				      old_value ? &old : NULL);                            \
+		if (r == 0 && old_value && (r = to(&old, &out)) == 0)                      \
+			r = __tfd_copy_to_user(old_value, &out, sizeof(out));              \
+		return r;                                                                  \
+	}                                                                                  \
+                                                                                           \
+	long __tfd_emu_gettime_##suffix(int fd, type *curr_value)                          \
+	{                                                                                  \
+		struct tfd_spec cur;                                                       \
+		type out;                                                                  \
+		long r = __tfd_emu_gettime(fd, &cur);                                      \
+                                                                                           \
+		if (r == 0 && (r = to(&cur, &out)) == 0)                                   \
+			r = __tfd_copy_to_user(curr_value, &out, sizeof(out));             \
+		return r;                                                                  \
+	}
+
+DEFINE_EMU_CALLS(its, struct itimerspec, from_its, to_its)
+DEFINE_EMU_CALLS(its64, struct tfd_itimerspec64, from_its64, to_its64)

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* The pure state machine of one emulated timer, following fs/timerfd.c. */
+#include "config.h"
+
+#include "emu/timer-state.h"
+
+bool
+tfd_spec_valid(const struct tfd_spec *spec)
+{
+	return spec->value.sec >= 0 && spec->value.nsec >= 0 && spec->value.nsec < TFD_NS_PER_S &&
+	       spec->interval.sec >= 0 && spec->interval.nsec >= 0 &&
+	       spec->interval.nsec < TFD_NS_PER_S;
+}
+
+int64_t
+tfd_ns(int64_t sec, int64_t nsec)
+{
+	/* timespec64_to_ktime(): seconds beyond KTIME_SEC_MAX give KTIME_MAX. */
+	if (sec >= INT64_MAX / TFD_NS_PER_S)
+		return INT64_MAX;
+	return sec * TFD_NS_PER_S + nsec;
+}
+
+static int64_t
+add_saturating(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+void
+tfd_state_arm(struct tfd_timer_state *st, const struct tfd_spec *spec, bool absolute, int64_t now)
+{
+	int64_t value = tfd_ns(spec->value.sec, spec->value.nsec);
+
+	st->interval = tfd_ns(spec->interval.sec, spec->interval.nsec);
+	st->armed = value != 0;
+	if (st->armed)
+		st->expiry = absolute ? value : add_saturating(now, value);
+}
+
+uint64_t
+tfd_state_expire(struct tfd_timer_state *st, int64_t now)
+{
+	uint64_t n;
+
+	if (!st->armed || now < st->expiry)
+		return 0;
+	if (st->interval == 0) {
+		st->armed = false;
+		return 1;
+	}
+	/* hrtimer_forward(): every whole period that has passed counts. */
+	n = 1 + (uint64_t)((now - st->expiry) / st->interval);
+	st->expiry = add_saturating(st->expiry, (int64_t)(n * (uint64_t)st->interval) < 0
+							? INT64_MAX
+							: (int64_t)(n * (uint64_t)st->interval));
+	return n;
+}
+
+void
+tfd_state_get(const struct tfd_timer_state *st, int64_t now, struct tfd_spec *out)
+{
+	int64_t left = st->armed && st->expiry > now ? st->expiry - now : 0;
+
+	out->value.sec = left / TFD_NS_PER_S;
+	out->value.nsec = left % TFD_NS_PER_S;
+	out->interval.sec = st->interval / TFD_NS_PER_S;
+	out->interval.nsec = st->interval % TFD_NS_PER_S;
+}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Description: the whole timerfd suite again, in a simulated kernel without timerfd, so the emulation serves it.
+set -eu
+: "${top_builddir:=.}"
+if [ -n "${TEST_RUNNER:-}" ]; then
+	# Under an emulator the launcher could not exec the suite (no binfmt) nor install
+	# seccomp (qemu-user refuses it): force the emulation by its environment variable.
+	echo "under $TEST_RUNNER: forcing LIBTIMERFD_BACKEND=emulation (no seccomp in qemu-user)"
+	# shellcheck disable=SC2086 # TEST_RUNNER may be a command with options
+	LIBTIMERFD_BACKEND=emulation exec $TEST_RUNNER "$top_builddir/tests/timerfd-test"
+fi
+exec "$top_builddir/tests/enosys-launcher" "$top_builddir/tests/timerfd-test"
