@@ -82,8 +82,13 @@ __tfd_emu_create(clockid_t clockid, int flags)
 		free(t);
 		return err;
 	}
-	t->shadow = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (t->shadow < 0) {
+	/*
+	 * dup() rather than F_DUPFD_CLOEXEC: qemu-user carries its eventfd
+	 * byte-order translation over dup() only.  A fork+exec racing the
+	 * next line could leak this descriptor into the new program, no more.
+	 */
+	t->shadow = dup(fd);
+	if (t->shadow < 0 || fcntl(t->shadow, F_SETFD, FD_CLOEXEC) < 0) {
 		err = -errno;
 		close(fd);
 		free(t);

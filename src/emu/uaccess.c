@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -12,10 +14,41 @@
 /*
  * The kernel's copy_from_user()/copy_to_user() give EFAULT for memory the
  * process may not touch.  process_vm_readv/writev on ourselves do the same
- * checks; where they are missing or forbidden (some sandboxes), fall back
- * to a plain copy, which a bad pointer crashes, as the C library's would.
+ * checks.  Where they are missing or forbidden (qemu-user, some sandboxes),
+ * let the kernel try the memory through a pipe of ours instead: write()
+ * from the source proves it readable, read() into the destination proves
+ * it writable.  Only the verdict is used, never the pipe's bytes, so a
+ * forked child sharing the pipe cannot confuse it.  Without even a pipe,
+ * a plain copy remains, which a bad pointer crashes.
  */
 static int process_vm_missing;
+static int probe_pipe[2] = { -1, -1 };
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 0 if the kernel could read @src (to_user = 0) or write @dst (to_user = 1), else -EFAULT. */
+static long
+probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
+{
+	char scratch[64];
+	long r = 0;
+
+	if (n > sizeof(scratch))
+		return 0;
+	pthread_mutex_lock(&probe_lock);
+	if (probe_pipe[0] < 0 && pipe2(probe_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		pthread_mutex_unlock(&probe_lock);
+		return 0;
+	}
+	if (write(probe_pipe[1], to_user ? scratch : src, n) < 0)
+		r = errno == EFAULT ? -EFAULT : 0;
+	if (r == 0 && read(probe_pipe[0], to_user ? dst : scratch, n) < 0) {
+		r = errno == EFAULT ? -EFAULT : 0;
+		while (read(probe_pipe[0], scratch, n) > 0)
+			;
+	}
+	pthread_mutex_unlock(&probe_lock);
+	return r;
+}
 
 static long
 copy(void *dst, const void *src, size_t n, int to_user)
@@ -35,6 +68,8 @@ copy(void *dst, const void *src, size_t n, int to_user)
 			return -EFAULT;
 		__atomic_store_n(&process_vm_missing, 1, __ATOMIC_RELAXED);
 	}
+	if (probe_with_pipe(dst, src, n, to_user) < 0)
+		return -EFAULT;
 	memcpy(dst, src, n);
 	return 0;
 }

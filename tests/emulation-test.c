@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: what only the emulation must get right: reused descriptor numbers, dup, fork,
+ * threads, reclaiming closed timers, and no busy loop for tiny intervals.  Runs with
+ * LIBTIMERFD_BACKEND=emulation, so it needs no seccomp and runs under qemu-user too.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "helpers.h"
+
+/* Descriptors open in this process. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_ne(d, NULL);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3; /* ".", ".." and the directory's own descriptor */
+}
+
+START_TEST(closed_timer_whose_number_is_reused_is_not_taken_for_a_timer)
+{
+	struct itimerspec its = its_ns(10 * NS_PER_S, 0), cur;
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), other;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	ck_assert_int_eq(close(fd), 0);
+	other = open("/dev/null", O_RDONLY);
+	ck_assert_int_eq(other, fd);
+	ck_assert_fails_with(timerfd_settime(other, 0, &its, NULL), EINVAL);
+	ck_assert_fails_with(timerfd_gettime(other, &cur), EINVAL);
+	close(other);
+	ck_assert_fails_with(timerfd_gettime(other, &cur), EBADF);
+}
+END_TEST
+
+START_TEST(new_timer_on_a_reused_number_is_the_new_timer)
+{
+	struct itimerspec its = its_ns(10 * NS_PER_S, NS_PER_S), cur;
+	int first = timerfd_create(CLOCK_MONOTONIC, 0), second;
+
+	ck_assert_int_ge(first, 0);
+	ck_assert_int_eq(timerfd_settime(first, 0, &its, NULL), 0);
+	close(first);
+	second = timerfd_create(CLOCK_REALTIME, 0);
+	ck_assert_int_eq(second, first);
+	ck_assert_int_eq(timerfd_gettime(second, &cur), 0);
+	ck_assert_int_eq(ts_ns(&cur.it_value), 0);
+	ck_assert_int_eq(ts_ns(&cur.it_interval), 0);
+	close(second);
+}
+END_TEST
+
+START_TEST(dup_of_a_timer_arms_reads_and_reports_the_same_timer)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	int copy = dup(fd);
+	struct itimerspec its = its_ns(20 * NS_PER_MS, 0), cur;
+	uint64_t ticks = 0;
+
+	ck_assert_int_ge(copy, 0);
+	ck_assert_int_eq(timerfd_settime(copy, 0, &its, NULL), 0);
+	ck_assert_int_eq(timerfd_gettime(fd, &cur), 0);
+	ck_assert_int_gt(ts_ns(&cur.it_value), 0);
+	ck_assert_int_eq(read_ticks(copy, &ticks), 0);
+	ck_assert_uint_eq(ticks, 1);
+	/* Still the timer once the original number is gone. */
+	close(fd);
+	ck_assert_int_eq(timerfd_settime(copy, 0, &its, NULL), 0);
+	ck_assert_int_eq(read_ticks(copy, &ticks), 0);
+	ck_assert_uint_eq(ticks, 1);
+	close(copy);
+}
+END_TEST
+
+START_TEST(forked_child_uses_rearms_and_reads_inherited_timers)
+{
+	int idle = timerfd_create(CLOCK_MONOTONIC, 0);
+	int periodic = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec tick = its_ns(5 * NS_PER_MS, 5 * NS_PER_MS);
+	int status;
+	pid_t pid;
+
+	ck_assert_int_ge(idle, 0);
+	ck_assert_int_ge(periodic, 0);
+	ck_assert_int_eq(timerfd_settime(periodic, 0, &tick, NULL), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct itimerspec once = its_ns(10 * NS_PER_MS, 0), cur;
+		uint64_t a = 0, b = 0;
+
+		/* Exit codes tell the parent which step failed. */
+		if (timerfd_gettime(periodic, &cur) != 0 || ts_ns(&cur.it_interval) != 5 * NS_PER_MS)
+			_exit(1);
+		if (read(periodic, &a, sizeof(a)) != sizeof(a) || a < 1)
+			_exit(2);
+		if (timerfd_settime(idle, 0, &once, NULL) != 0)
+			_exit(3);
+		if (read(idle, &b, sizeof(b)) != sizeof(b) || b != 1)
+			_exit(4);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed at step %d",
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	close(idle);
+	close(periodic);
+}
+END_TEST
+
+/* One thread's work: its own periodic timer read a few times, a shared one re-armed. */
+static void *
+arm_and_read(void *arg)
+{
+	int shared = *(int *)arg;
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec its = its_ns(NS_PER_MS, 2 * NS_PER_MS), cur;
+	intptr_t failures = 0;
+
+	failures += fd < 0 || timerfd_settime(fd, 0, &its, NULL) != 0;
+	for (int i = 0; i < 20; i++) {
+		uint64_t ticks = 0;
+
+		failures += read(fd, &ticks, sizeof(ticks)) != sizeof(ticks) || ticks < 1;
+		failures += timerfd_settime(shared, 0, &its, NULL) != 0;
+		failures += timerfd_gettime(shared, &cur) != 0;
+	}
+	close(fd);
+	return (void *)failures;
+}
+
+START_TEST(threads_arm_and_read_concurrently)
+{
+	int shared = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	pthread_t threads[6];
+
+	ck_assert_int_ge(shared, 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, arm_and_read, &shared), 0);
+	for (int i = 0; i < 6; i++) {
+		void *failures;
+
+		ck_assert_int_eq(pthread_join(threads[i], &failures), 0);
+		ck_assert_int_eq((intptr_t)failures, 0);
+	}
+	close(shared);
+}
+END_TEST
+
+START_TEST(timers_closed_while_armed_are_reclaimed)
+{
+	struct itimerspec its = its_ns(NS_PER_MS, NS_PER_MS);
+	int baseline = open_fds(), fds[100];
+
+	for (int i = 0; i < 100; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC, 0);
+		ck_assert_int_ge(fds[i], 0);
+		ck_assert_int_eq(timerfd_settime(fds[i], 0, &its, NULL), 0);
+	}
+	ck_assert_int_ge(open_fds(), baseline + 100);
+	for (int i = 0; i < 100; i++)
+		close(fds[i]);
+	/* Each is reclaimed when next due: its descriptor of ours is closed too. */
+	for (int i = 0; i < 500 && open_fds() > baseline; i++)
+		sleep_ns(10 * NS_PER_MS);
+	ck_assert_int_eq(open_fds(), baseline);
+}
+END_TEST
+
+START_TEST(closed_idle_timers_are_reclaimed_as_new_ones_are_made)
+{
+	int baseline = open_fds();
+
+	for (int i = 0; i < 2000; i++) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	/* Each new timer takes the number of the last one closed, which frees that timer. */
+	ck_assert_int_le(open_fds(), baseline + 1);
+}
+END_TEST
+
+START_TEST(tiny_interval_counts_from_the_clock_without_a_busy_loop)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec its = its_ns(1, 1);
+	uint64_t ticks = 0;
+	int64_t cpu0, cpu1, wall0, wall1;
+
+	ck_assert_int_ge(fd, 0);
+	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	wall0 = now_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	sleep_ns(300 * NS_PER_MS);
+	ck_assert_int_eq(read_ticks(fd, &ticks), 0);
+	cpu1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	wall1 = now_ns(CLOCK_MONOTONIC);
+	/* Every nanosecond counts (computed, not woken for), less at most the last 1 ms requeue. */
+	ck_assert_uint_ge(ticks, (uint64_t)(300 * NS_PER_MS - 2 * NS_PER_MS));
+	ck_assert_uint_le(ticks, (uint64_t)(wall1 - wall0));
+	/* Generous: a busy loop would use the whole interval. */
+	ck_assert_int_lt(cpu1 - cpu0, (wall1 - wall0) / 2);
+	close(fd);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("emulation");
+	TCase *tc = tcase_create("emulation");
+	SRunner *sr;
+	int failed;
+
+	/* Before the first call: the backend is chosen once. */
+	setenv("LIBTIMERFD_BACKEND", "emulation", 1);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, closed_timer_whose_number_is_reused_is_not_taken_for_a_timer);
+	tcase_add_test(tc, new_timer_on_a_reused_number_is_the_new_timer);
+	tcase_add_test(tc, dup_of_a_timer_arms_reads_and_reports_the_same_timer);
+	tcase_add_test(tc, forked_child_uses_rearms_and_reads_inherited_timers);
+	tcase_add_test(tc, threads_arm_and_read_concurrently);
+	tcase_add_test(tc, timers_closed_while_armed_are_reclaimed);
+	tcase_add_test(tc, closed_idle_timers_are_reclaimed_as_new_ones_are_made);
+	tcase_add_test(tc, tiny_interval_counts_from_the_clock_without_a_busy_loop);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
