@@ -97,6 +97,7 @@ __tfd_emu_create(clockid_t clockid, int flags)
 	t->fd = fd;
 	t->clockid = clockid;
 	t->base = base;
+	t->st.alarm = is_alarm(clockid);
 	t->node.pos = TFD_HEAP_NONE;
 	pthread_mutex_lock(&__tfd_emu_lock);
 	__tfd_registry_sweep();
@@ -153,7 +154,7 @@ __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value, struct tf
 {
 	struct tfd_emu_timer *t;
 	struct tfd_spec old;
-	long err = 0;
+	long err = 0, r;
 	int64_t now;
 
 	/* The order of do_timerfd_settime(): EFAULT, EINVAL for flags and values, then the fd. */
@@ -183,8 +184,9 @@ __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value, struct tf
 	t->armed_offset = t->cancel_on_set ? __tfd_realtime_offset() : 0;
 	/* Setting discards pending expirations: the next read waits for a new one. */
 	__tfd_discard(t);
-	if (__tfd_queue_update(t) < 0 && !err)
-		err = -ENOMEM;
+	r = __tfd_queue_update(t);
+	if (r < 0 && !err)
+		err = r;
 out:
 	pthread_mutex_unlock(&__tfd_emu_lock);
 	if (!err && old_value)

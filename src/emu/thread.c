@@ -224,7 +224,6 @@ start_thread(void)
 		return 0;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
 	err = pthread_create(&tid, &attr, thread_main, NULL);
 	pthread_attr_destroy(&attr);
 	if (err)

@@ -60,7 +60,13 @@ tfd_state_expire(struct tfd_timer_state *st, int64_t now)
 void
 tfd_state_get(const struct tfd_timer_state *st, int64_t now, struct tfd_spec *out)
 {
-	int64_t left = st->armed && st->expiry > now ? st->expiry - now : 0;
+	/*
+	 * The kernel's alarm timers keep their last expiry when disarmed
+	 * (timerfd_setup() only starts an alarm, alarm_expires_remaining()
+	 * reads the stale one): gettime and old_value still count down to it.
+	 */
+	bool counts_down = st->armed || st->alarm;
+	int64_t left = counts_down && st->expiry > now ? st->expiry - now : 0;
 
 	out->value.sec = left / TFD_NS_PER_S;
 	out->value.nsec = left % TFD_NS_PER_S;

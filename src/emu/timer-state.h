@@ -14,6 +14,7 @@ struct tfd_timer_state {
 	bool armed;
 	int64_t expiry;   /* next expiration, ns on the timer's clock (valid when armed) */
 	int64_t interval; /* ns; 0 for a one-shot; kept, unused, by a disarmed timer */
+	bool alarm;       /* on an alarm clock: a disarmed timer still reports its last expiry */
 };
 
 /* Whether the kernel accepts @spec: seconds >= 0 and nanoseconds in [0, 1e9) in both parts. */

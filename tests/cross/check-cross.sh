@@ -6,7 +6,7 @@
 set -uo pipefail
 srcdir=$(cd "${1:-.}" && pwd)
 root=$PWD/cross-build
-jobs=${CROSS_JOBS:-2}
+jobs=${CROSS_JOBS:-3}
 mkdir -p "$root"
 
 # The number of Check cases in the suite: every target must run them all.
