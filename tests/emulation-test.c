@@ -19,6 +19,8 @@
 
 #include <check.h>
 
+#include "suite.h"
+
 #include "helpers.h"
 
 /* Descriptors open in this process. */
@@ -251,8 +253,6 @@ main(void)
 {
 	Suite *s = suite_create("emulation");
 	TCase *tc = tcase_create("emulation");
-	SRunner *sr;
-	int failed;
 
 	/* Before the first call: the backend is chosen once. */
 	setenv("LIBTIMERFD_BACKEND", "emulation", 1);
@@ -266,9 +266,5 @@ main(void)
 	tcase_add_test(tc, closed_idle_timers_are_reclaimed_as_new_ones_are_made);
 	tcase_add_test(tc, tiny_interval_counts_from_the_clock_without_a_busy_loop);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

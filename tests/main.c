@@ -10,8 +10,6 @@ int
 main(void)
 {
 	Suite *s = suite_create("timerfd");
-	SRunner *sr;
-	int failed;
 
 	suite_add_tcase(s, tcase_create_flags());
 	suite_add_tcase(s, tcase_arming());
@@ -22,9 +20,5 @@ main(void)
 	suite_add_tcase(s, tcase_alarm_clocks());
 	suite_add_tcase(s, tcase_time64());
 
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

@@ -14,4 +14,7 @@ TCase *tcase_bad_input(void);
 TCase *tcase_alarm_clocks(void);
 TCase *tcase_time64(void);
 
+/* Runs @s verbosely (and frees it): EXIT_SUCCESS if every case passed. */
+int run_suite(Suite *s);
+
 #endif /* TFD_TEST_SUITE_H */

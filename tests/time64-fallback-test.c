@@ -14,6 +14,8 @@
 
 #include <check.h>
 
+#include "suite.h"
+
 #include "emu/emu.h"
 #include "emu/entry.h"
 #include "fake-kernel.h"
@@ -222,8 +224,6 @@ main(void)
 {
 	Suite *s = suite_create("time64-fallback");
 	TCase *tc = tcase_create("time64_fallback");
-	SRunner *sr;
-	int failed;
 
 	/* Each case runs in a fresh process (Check's fork mode), so each starts unprobed. */
 	tcase_set_timeout(tc, 30);
@@ -234,9 +234,5 @@ main(void)
 	tcase_add_test(tc, fallback_keeps_the_kernel_errno_order);
 	tcase_add_test(tc, threads_making_their_first_call_together_probe_once);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(s);
 }

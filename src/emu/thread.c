@@ -171,6 +171,8 @@ thread_main(void *arg)
 	return NULL;
 }
 
+static void init_wake(void);
+
 static void
 before_fork(void)
 {
@@ -198,11 +200,17 @@ after_fork_child(void)
 	}
 	ncancel_on_set = 0;
 	thread_pid = 0;
+	/*
+	 * The parent's thread may have been waiting on the condition variable:
+	 * in the child that waiter never leaves, and glibc's condvar would wait
+	 * for it forever on the next signal.  Nobody uses it here yet: renew it.
+	 */
+	init_wake();
 	pthread_mutex_unlock(&__tfd_emu_lock);
 }
 
 static void
-init_once(void)
+init_wake(void)
 {
 	pthread_condattr_t attr;
 
@@ -210,6 +218,12 @@ init_once(void)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&wake, &attr);
 	pthread_condattr_destroy(&attr);
+}
+
+static void
+init_once(void)
+{
+	init_wake();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 

@@ -25,6 +25,21 @@ static int process_vm_missing;
 static int probe_pipe[2] = { -1, -1 };
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+/* A child forked while another thread held the lock must not inherit it held. */
+static void
+probe_after_fork_child(void)
+{
+	pthread_mutex_init(&probe_lock, NULL);
+}
+
+static void
+probe_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, probe_after_fork_child);
+}
+
 /* 0 if the kernel could read @src (to_user = 0) or write @dst (to_user = 1), else -EFAULT. */
 static long
 probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
@@ -34,6 +49,7 @@ probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
 
 	if (n > sizeof(scratch))
 		return 0;
+	pthread_once(&probe_once, probe_register_atfork);
 	pthread_mutex_lock(&probe_lock);
 	if (probe_pipe[0] < 0 && pipe2(probe_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		pthread_mutex_unlock(&probe_lock);
