@@ -3,7 +3,9 @@
  * Description: runs a program in a simulated kernel without timerfd: a seccomp filter makes
  * every timerfd syscall fail with ENOSYS.  Where seccomp cannot be installed (qemu-user), it
  * says so and forces the emulation with LIBTIMERFD_BACKEND=emulation instead.
- * Usage: enosys-launcher PROGRAM [ARGS...]
+ * With --no-create-flags it simulates a kernel before 2.6.27 instead: timerfd_create with
+ * nonzero flags fails with EINVAL (and the program fails if seccomp is unavailable).
+ * Usage: enosys-launcher [--no-create-flags] PROGRAM [ARGS...]
  */
 #include "config.h"
 
@@ -35,6 +37,35 @@
 #define ENOSYS_FOR(nr)                                              \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)
+
+/* Before 2.6.27, timerfd_create took no flags: nonzero ones gave EINVAL. */
+static int
+install_old_kernel_filter(void)
+{
+#ifdef AUDIT_ARCH_SELF
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TFD_NR_create, 0, 3),
+		/* The low 32 bits of the second argument: the int flags. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+#else
+	return -ENOTSUP;
+#endif
+}
 
 static int
 install_filter(void)
@@ -71,8 +102,20 @@ main(int argc, char **argv)
 {
 	int err;
 
+	if (argc > 2 && strcmp(argv[1], "--no-create-flags") == 0) {
+		err = install_old_kernel_filter();
+		if (err) {
+			printf("enosys-launcher: no seccomp filter: %s\n", strerror(-err));
+			return 77;
+		}
+		printf("enosys-launcher: seccomp filter installed: timerfd_create refuses flags\n");
+		fflush(stdout);
+		execv(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s PROGRAM [ARGS...]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--no-create-flags] PROGRAM [ARGS...]\n", argv[0]);
 		return 2;
 	}
 	err = install_filter();
