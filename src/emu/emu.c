@@ -170,6 +170,8 @@ __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value, struct tf
 		err = -EPERM;
 		goto out;
 	}
+	/* Out of the queue while its flags change (the queue counts cancel-on-set timers). */
+	__tfd_queue_remove(t);
 	/* An expired periodic timer is brought forward first; its ticks are about to be dropped. */
 	now = catch_up(t, false);
 	tfd_state_get(&t->st, now, &old);
