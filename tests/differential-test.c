@@ -206,8 +206,8 @@ op_settime(struct pair *p)
 	}
 	if (getenv("DIFF_VERBOSE"))
 		printf("step %ld: settime clock %d flags %d value %lld.%09ld interval %lld.%09ld\n", step,
-		       (int)p->clock, f, (long long)its.it_value.tv_sec, its.it_value.tv_nsec,
-		       (long long)its.it_interval.tv_sec, its.it_interval.tv_nsec);
+		       (int)p->clock, f, (long long)its.it_value.tv_sec, (long)its.it_value.tv_nsec,
+		       (long long)its.it_interval.tv_sec, (long)its.it_interval.tv_nsec);
 	k = timerfd_settime(p->k, f, &its, use_old ? &kold : NULL);
 	e = __tfd_emu_settime_its(p->e, f, &its, use_old ? &eold : NULL);
 	same_result("settime", k, e);

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Benchmarks: call overhead of our entry points against the C library's wrappers
+ * (interleaved, medians), expiry latency of the emulation against the kernel, the cost of
+ * arming with many emulated timers live, the timer thread's CPU time and the memory per
+ * emulated timer.  Prints a table and writes CSV (bench/results.csv by default).
+ * Usage: timerfd-bench [--quick] [--csv FILE] [--latency-data FILE] | --instruction-loops
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/emu.h"
+#include "emu/entry.h"
+
+typedef int (*create_fn)(clockid_t, int);
+typedef int (*settime_fn)(int, int, const struct itimerspec *, struct itimerspec *);
+typedef int (*gettime_fn)(int, struct itimerspec *);
+
+static FILE *csv;
+
+static int64_t
+now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+percentile(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(size_t)(p * (double)(n - 1))];
+}
+
+static void
+report(const char *section, const char *name, double ours, double ref, const char *unit)
+{
+	if (ref > 0)
+		printf("  %-34s %10.1f %10.1f %s  ratio %.3f\n", name, ours, ref, unit, ours / ref);
+	else
+		printf("  %-34s %10.1f %s\n", name, ours, unit);
+	fprintf(csv, "%s,%s,%.3f,%.3f,%s\n", section, name, ours, ref > 0 ? ref : 0.0, unit);
+}
+
+/* --- 1. call overhead, ours against the C library's, interleaved ----------------- */
+
+#define ROUNDS 201
+#define CALLS 2000
+
+static double
+time_settime(settime_fn f, int fd)
+{
+	struct itimerspec its = { .it_value = { 100, 0 } };
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < CALLS; i++)
+		f(fd, 0, &its, NULL);
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0) / CALLS;
+}
+
+static double
+time_gettime(gettime_fn f, int fd)
+{
+	struct itimerspec cur;
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < CALLS; i++)
+		f(fd, &cur);
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0) / CALLS;
+}
+
+static double
+time_create_close(create_fn f)
+{
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < CALLS / 10; i++)
+		close(f(CLOCK_MONOTONIC, TFD_CLOEXEC));
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0) / (CALLS / 10);
+}
+
+static void
+bench_call_overhead(int rounds)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	create_fn c_create = libc ? (create_fn)dlsym(libc, "timerfd_create") : NULL;
+	settime_fn c_settime = libc ? (settime_fn)dlsym(libc, "timerfd_settime") : NULL;
+	gettime_fn c_gettime = libc ? (gettime_fn)dlsym(libc, "timerfd_gettime") : NULL;
+	static double ours[3][ROUNDS], theirs[3][ROUNDS];
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+
+	if (!c_create || !c_settime || !c_gettime || fd < 0) {
+		printf("call overhead: the C library's wrappers are not available\n");
+		return;
+	}
+	for (int r = 0; r < rounds; r++) {
+		/* Alternate which goes first, so neither always gets the warm cache. */
+		if (r & 1) {
+			ours[0][r] = time_settime(timerfd_settime, fd);
+			theirs[0][r] = time_settime(c_settime, fd);
+			ours[1][r] = time_gettime(timerfd_gettime, fd);
+			theirs[1][r] = time_gettime(c_gettime, fd);
+			ours[2][r] = time_create_close(timerfd_create);
+			theirs[2][r] = time_create_close(c_create);
+		} else {
+			theirs[0][r] = time_settime(c_settime, fd);
+			ours[0][r] = time_settime(timerfd_settime, fd);
+			theirs[1][r] = time_gettime(c_gettime, fd);
+			ours[1][r] = time_gettime(timerfd_gettime, fd);
+			theirs[2][r] = time_create_close(c_create);
+			ours[2][r] = time_create_close(timerfd_create);
+		}
+	}
+	printf("1. call overhead (median ns per call over %d interleaved rounds)\n"
+	       "  %-34s %10s %10s\n", rounds, "", "libtimerfd", "C library");
+	report("overhead", "timerfd_settime", percentile(ours[0], (size_t)rounds, 0.5),
+	       percentile(theirs[0], (size_t)rounds, 0.5), "ns");
+	report("overhead", "timerfd_gettime", percentile(ours[1], (size_t)rounds, 0.5),
+	       percentile(theirs[1], (size_t)rounds, 0.5), "ns");
+	report("overhead", "timerfd_create+close", percentile(ours[2], (size_t)rounds, 0.5),
+	       percentile(theirs[2], (size_t)rounds, 0.5), "ns");
+	close(fd);
+}
+
+/* --- 3. the emulation ---------------------------------------------------------- */
+
+/* Latency of a 1 ms one-shot: from the expiry due time to the reader waking. */
+static double
+one_shot_latency(int fd, int emulated)
+{
+	struct itimerspec its = { .it_value = { 0, 1000000 } };
+	uint64_t n;
+	int64_t armed;
+
+	armed = now_ns(CLOCK_MONOTONIC);
+	if (emulated)
+		__tfd_emu_settime_its(fd, 0, &its, NULL);
+	else
+		timerfd_settime(fd, 0, &its, NULL);
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		return -1;
+	return (double)(now_ns(CLOCK_MONOTONIC) - armed - 1000000) / 1000.0;
+}
+
+static void
+bench_latency(int runs, const char *data_path)
+{
+	double *k = calloc((size_t)runs, sizeof(double)), *e = calloc((size_t)runs, sizeof(double));
+	int kfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	int efd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+	FILE *data = data_path ? fopen(data_path, "w") : NULL;
+
+	for (int i = 0; i < runs; i++) {
+		/* Interleaved, so both see the same machine. */
+		k[i] = one_shot_latency(kfd, 0);
+		e[i] = one_shot_latency(efd, 1);
+		if (data)
+			fprintf(data, "%.3f %.3f\n", k[i], e[i]);
+	}
+	if (data)
+		fclose(data);
+	printf("3a. expiry latency of a 1 ms one-shot, %d runs (us late)\n"
+	       "  %-34s %10s %10s\n", runs, "", "emulation", "kernel");
+	report("latency", "p50", percentile(e, (size_t)runs, 0.5), percentile(k, (size_t)runs, 0.5), "us");
+	report("latency", "p99", percentile(e, (size_t)runs, 0.99), percentile(k, (size_t)runs, 0.99), "us");
+	close(kfd);
+	close(efd);
+	free(k);
+	free(e);
+}
+
+/* ns per arm+disarm of one emulated timer while @live others are armed. */
+static double
+arm_disarm_cost(int live, int reps)
+{
+	int *fds = calloc((size_t)live + 1, sizeof(int));
+	struct itimerspec far = { .it_value = { 3600, 0 } }, zero = { 0 };
+	int64_t t0, t;
+
+	for (int i = 0; i <= live; i++) {
+		fds[i] = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+		if (fds[i] < 0) {
+			for (int j = 0; j < i; j++)
+				close(fds[j]);
+			free(fds);
+			return -1;
+		}
+		/* Spread deadlines so the heap has depth. */
+		far.it_value.tv_nsec = (long)(i * 7919 % 1000000) * 1000;
+		if (i < live)
+			__tfd_emu_settime_its(fds[i], 0, &far, NULL);
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (int r = 0; r < reps; r++) {
+		far.it_value.tv_nsec = (long)(r * 104729 % 1000000) * 1000;
+		__tfd_emu_settime_its(fds[live], 0, &far, NULL);
+		__tfd_emu_settime_its(fds[live], 0, &zero, NULL);
+	}
+	t = now_ns(CLOCK_MONOTONIC) - t0;
+	for (int i = 0; i <= live; i++)
+		close(fds[i]);
+	free(fds);
+	return (double)t / reps;
+}
+
+static void
+bench_scaling(int quick)
+{
+	static const int sizes[] = { 1, 100, 10000, 100000 };
+	struct rlimit rl;
+	double base = 0;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	printf("3b. arm+disarm of one emulated timer with N others armed (ns, median of 5)\n");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char name[64];
+		double v[5];
+
+		if ((rlim_t)(2 * sizes[i] + 64) > rl.rlim_cur) {
+			printf("  N=%-6d not measured: needs %d descriptors, RLIMIT_NOFILE is %llu\n",
+			       sizes[i], 2 * sizes[i] + 64, (unsigned long long)rl.rlim_cur);
+			fprintf(csv, "scaling,N=%d,0,0,not measured (RLIMIT_NOFILE)\n", sizes[i]);
+			continue;
+		}
+		for (int r = 0; r < 5; r++)
+			v[r] = arm_disarm_cost(sizes[i], quick ? 2000 : 20000);
+		snprintf(name, sizeof(name), "N=%d", sizes[i]);
+		if (sizes[i] == 100)
+			base = percentile(v, 5, 0.5);
+		report("scaling", name, percentile(v, 5, 0.5), sizes[i] > 100 ? base : 0, "ns");
+	}
+}
+
+static void
+bench_thread_cpu(int ntimers, int seconds)
+{
+	int *fds = calloc((size_t)ntimers, sizeof(int));
+	struct itimerspec its = { .it_value = { 0, 10000000 }, .it_interval = { 0, 10000000 } };
+	int64_t cpu0, cpu1;
+	struct timespec wait = { seconds, 0 };
+
+	for (int i = 0; i < ntimers; i++) {
+		fds[i] = (int)__tfd_emu_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		its.it_value.tv_nsec = 1000000 + (long)(i % 10) * 1000000;
+		__tfd_emu_settime_its(fds[i], 0, &its, NULL);
+	}
+	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	nanosleep(&wait, NULL);
+	cpu1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	printf("3c. timer thread CPU with %d periodic 10 ms timers for %d s\n", ntimers, seconds);
+	report("thread-cpu", "cpu time per second of wall time", (double)(cpu1 - cpu0) / 1e6 / seconds,
+	       0, "ms/s");
+	for (int i = 0; i < ntimers; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+static void
+bench_memory(int ntimers)
+{
+	struct mallinfo2 before = mallinfo2(), after;
+	int *fds = calloc((size_t)ntimers, sizeof(int));
+
+	for (int i = 0; i < ntimers; i++)
+		fds[i] = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+	after = mallinfo2();
+	printf("3d. memory per emulated timer (heap of this process; plus two descriptors and the\n"
+	       "    kernel's eventfd, not counted here)\n");
+	report("memory", "heap bytes per timer",
+	       (double)(after.uordblks - before.uordblks) / ntimers, 0, "bytes");
+	for (int i = 0; i < ntimers; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+/* --- 2. instructions per call, counted by callgrind (make bench-instructions) ------- */
+
+#define COUNTED_CALLS 10000
+
+/* Each loop in its own function, so that callgrind's inclusive count per function is per op. */
+__attribute__((noinline)) static void
+count_ours_settime(int fd)
+{
+	struct itimerspec its = { .it_value = { 100, 0 } };
+
+	for (int i = 0; i < COUNTED_CALLS; i++)
+		timerfd_settime(fd, 0, &its, NULL);
+}
+
+__attribute__((noinline)) static void
+count_libc_settime(settime_fn f, int fd)
+{
+	struct itimerspec its = { .it_value = { 100, 0 } };
+
+	for (int i = 0; i < COUNTED_CALLS; i++)
+		f(fd, 0, &its, NULL);
+}
+
+__attribute__((noinline)) static void
+count_ours_gettime(int fd)
+{
+	struct itimerspec cur;
+
+	for (int i = 0; i < COUNTED_CALLS; i++)
+		timerfd_gettime(fd, &cur);
+}
+
+__attribute__((noinline)) static void
+count_libc_gettime(gettime_fn f, int fd)
+{
+	struct itimerspec cur;
+
+	for (int i = 0; i < COUNTED_CALLS; i++)
+		f(fd, &cur);
+}
+
+static int
+run_instruction_loops(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	settime_fn c_settime = libc ? (settime_fn)dlsym(libc, "timerfd_settime") : NULL;
+	gettime_fn c_gettime = libc ? (gettime_fn)dlsym(libc, "timerfd_gettime") : NULL;
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+
+	if (!c_settime || !c_gettime || fd < 0)
+		return 1;
+	count_ours_settime(fd);
+	count_libc_settime(c_settime, fd);
+	count_ours_gettime(fd);
+	count_libc_gettime(c_gettime, fd);
+	printf("%d calls of each made\n", COUNTED_CALLS);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *csv_path = "bench/results.csv", *latency_path = NULL;
+	int quick = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = 1;
+		else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+			csv_path = argv[++i];
+		else if (strcmp(argv[i], "--latency-data") == 0 && i + 1 < argc)
+			latency_path = argv[++i];
+		else if (strcmp(argv[i], "--instruction-loops") == 0)
+			return run_instruction_loops();
+		else {
+			printf("Usage: %s [--quick] [--csv FILE] [--latency-data FILE]\n", argv[0]);
+			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+		}
+	}
+	/* The public calls use the kernel; the emulation is called directly, side by side. */
+	setenv("LIBTIMERFD_BACKEND", "kernel", 1);
+	csv = fopen(csv_path, "w");
+	if (!csv) {
+		perror(csv_path);
+		return 1;
+	}
+	fprintf(csv, "section,measure,libtimerfd_or_emulation,reference,unit\n");
+	bench_call_overhead(quick ? 21 : ROUNDS);
+	bench_latency(quick ? 100 : 1000, latency_path);
+	bench_scaling(quick);
+	bench_thread_cpu(1000, quick ? 1 : 2);
+	bench_memory(1000);
+	fclose(csv);
+	printf("CSV written to %s\n", csv_path);
+	return 0;
+}
