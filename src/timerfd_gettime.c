@@ -35,16 +35,30 @@ kernel_gettime(int fd, struct itimerspec *curr_value)
 #endif
 }
 
+/* As settime_slow() in timerfd_settime.c: emulated timers and the switch to the emulation. */
+static __attribute__((noinline, cold)) long
+gettime_slow(int fd, struct itimerspec *curr_value, long r)
+{
+	if (r == 1) {
+		if (__tfd_emu_owns(fd))
+			return __tfd_emu_gettime_its(fd, curr_value);
+		r = kernel_gettime(fd, curr_value);
+	}
+	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_gettime_its(fd, curr_value);
+	return r;
+}
+
 TFD_EXPORT int
 timerfd_gettime(int fd, struct itimerspec *curr_value)
 {
 	long r;
 
-	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
-		return (int)__tfd_ret(__tfd_emu_gettime_its(fd, curr_value));
+	if (__tfd_emu_in_use())
+		return (int)__tfd_ret(gettime_slow(fd, curr_value, 1));
 	r = kernel_gettime(fd, curr_value);
-	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_gettime_its(fd, curr_value);
+	if (r == -ENOSYS)
+		r = gettime_slow(fd, curr_value, r);
 	return (int)__tfd_ret(r);
 }

@@ -24,17 +24,37 @@ kernel_settime(int fd, int flags, const struct itimerspec *new_value,
 #endif
 }
 
+/*
+ * Everything but the kernel's plain answer: emulated timers, and the switch
+ * to the emulation when the kernel has no timerfd.  Out of line, so the fast
+ * path keeps no registers for it.  @r is the kernel's answer, or 1 when the
+ * kernel was not asked yet because emulated timers exist.
+ */
+static __attribute__((noinline, cold)) long
+settime_slow(int fd, int flags, const struct itimerspec *new_value,
+	     struct itimerspec *old_value, long r)
+{
+	if (r == 1) {
+		if (__tfd_emu_owns(fd))
+			return __tfd_emu_settime_its(fd, flags, new_value, old_value);
+		r = kernel_settime(fd, flags, new_value, old_value);
+	}
+	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
+	return r;
+}
+
 TFD_EXPORT int
 timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
 		struct itimerspec *old_value)
 {
 	long r;
 
-	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
-		return (int)__tfd_ret(__tfd_emu_settime_its(fd, flags, new_value, old_value));
+	if (__tfd_emu_in_use())
+		return (int)__tfd_ret(settime_slow(fd, flags, new_value, old_value, 1));
 	r = kernel_settime(fd, flags, new_value, old_value);
-	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
+	if (r == -ENOSYS)
+		r = settime_slow(fd, flags, new_value, old_value, r);
 	return (int)__tfd_ret(r);
 }

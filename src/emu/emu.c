@@ -14,13 +14,7 @@
 #include "emu/emu.h"
 #include "emu/timer.h"
 
-static int in_use;
-
-int
-__tfd_emu_in_use(void)
-{
-	return __atomic_load_n(&in_use, __ATOMIC_RELAXED);
-}
+int __tfd_emu_used;
 
 /* The clocks fs/timerfd.c accepts, and the queue each one's deadlines go to. */
 static int
@@ -109,7 +103,7 @@ __tfd_emu_create(clockid_t clockid, int flags)
 		free(t);
 		return err;
 	}
-	__atomic_store_n(&in_use, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
 	return fd;
 }
 

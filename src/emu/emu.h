@@ -23,7 +23,12 @@ enum tfd_backend __tfd_backend(void);
 int __tfd_backend_switch_to_emulation(void);
 
 /* Nonzero once any emulated timer has ever existed in this process (cheap fast-path test). */
-int __tfd_emu_in_use(void);
+extern int __tfd_emu_used;
+static inline int
+__tfd_emu_in_use(void)
+{
+	return __atomic_load_n(&__tfd_emu_used, __ATOMIC_RELAXED);
+}
 /* Nonzero if @fd is an emulated timer of this process (checked by file identity). */
 int __tfd_emu_owns(int fd);
 

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,7 +37,8 @@ same_file(int fd, int shadow)
 	int a, b, flipped;
 
 	if (!kcmp_missing) {
-		long r = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), KCMP_FILE, fd, shadow);
+		long pid = __tfd_emu_pid();
+		long r = syscall(SYS_kcmp, pid, pid, KCMP_FILE, fd, shadow);
 
 		if (r >= 0)
 			return r == 0;
@@ -120,13 +123,28 @@ __tfd_registry_add(int fd, struct tfd_emu_timer *t)
 	return 0;
 }
 
+/*
+ * Whether @fd may be a dup of one of ours: an eventfd.  Every anonymous-inode
+ * file (eventfd, timerfd, epoll, ...) shares one inode, so the inode only
+ * rules out the rest; /proc names the kind, sparing a real kernel timerfd
+ * the scan of every emulated timer.
+ */
 static bool
 is_eventfd(int fd)
 {
+	char path[64], link[32];
 	struct stat st;
+	ssize_t n;
 
-	return eventfd_ino && fstat(fd, &st) == 0 && st.st_ino == eventfd_ino &&
-	       st.st_dev == eventfd_dev;
+	if (!eventfd_ino || fstat(fd, &st) != 0 || st.st_ino != eventfd_ino ||
+	    st.st_dev != eventfd_dev)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return true; /* no /proc: cannot tell, so look */
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") == 0;
 }
 
 struct tfd_emu_timer *

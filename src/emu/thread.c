@@ -26,14 +26,19 @@ pthread_mutex_t __tfd_emu_lock = PTHREAD_MUTEX_INITIALIZER;
  * thread sleeps on CLOCK_MONOTONIC, so such a jump is noticed this late.
  */
 #define CLOCK_CHECK_NS 100000000LL
+/* How often an armed timer's descriptors are checked for having been closed. */
+#define ALIVE_CHECK_NS 1000000000LL
 
 static const clockid_t base_clock[TFD_NBASES] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 						  CLOCK_REALTIME };
 static struct tfd_heap queues[TFD_NBASES];
 static pthread_cond_t wake;
 static pid_t thread_pid; /* the process whose timer thread is running, 0 if none */
+static pid_t own_pid;    /* getpid(), kept: the kernel would be asked on every call */
 static int ncancel_on_set;
 static int64_t last_offset;
+/* CLOCK_MONOTONIC ns the thread sleeps until (INT64_MAX: until woken); valid under the lock. */
+static int64_t thread_wakes_at = INT64_MAX;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 int64_t
@@ -118,9 +123,16 @@ run_queue(enum tfd_base base)
 		tfd_heap_remove(q, top);
 		if (t->cancel_on_set)
 			ncancel_on_set--;
-		/* A timer whose descriptors the program closed is reclaimed, not fired. */
-		if (__tfd_registry_reclaim_if_closed(t))
-			continue;
+		/*
+		 * A timer whose descriptors the program closed is reclaimed, not
+		 * fired.  Checked at most once a second per timer: the check is a
+		 * syscall, and delivering to a closed timer harms nobody meanwhile.
+		 */
+		if (now >= t->next_alive_check) {
+			if (__tfd_registry_reclaim_if_closed(t))
+				continue;
+			t->next_alive_check = now + ALIVE_CHECK_NS;
+		}
 		__tfd_deliver(t, tfd_state_expire(&t->st, now));
 		if (t->st.armed) {
 			t->node.key = t->st.expiry > now + MIN_REARM_NS ? t->st.expiry
@@ -160,10 +172,12 @@ thread_main(void *arg)
 		if (ncancel_on_set && wait > CLOCK_CHECK_NS)
 			wait = CLOCK_CHECK_NS;
 		if (wait == INT64_MAX) {
+			thread_wakes_at = INT64_MAX;
 			pthread_cond_wait(&wake, &__tfd_emu_lock);
 			continue;
 		}
 		wait += __tfd_base_now(TFD_BASE_MONOTONIC);
+		thread_wakes_at = wait;
 		until.tv_sec = (time_t)(wait / TFD_NS_PER_S);
 		until.tv_nsec = (long)(wait % TFD_NS_PER_S);
 		pthread_cond_timedwait(&wake, &__tfd_emu_lock, &until);
@@ -200,6 +214,8 @@ after_fork_child(void)
 	}
 	ncancel_on_set = 0;
 	thread_pid = 0;
+	own_pid = getpid();
+	thread_wakes_at = INT64_MAX;
 	/*
 	 * The parent's thread may have been waiting on the condition variable:
 	 * in the child that waiter never leaves, and glibc's condvar would wait
@@ -223,6 +239,7 @@ init_wake(void)
 static void
 init_once(void)
 {
+	own_pid = getpid();
 	init_wake();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
@@ -234,7 +251,7 @@ start_thread(void)
 	pthread_t tid;
 	int err;
 
-	if (thread_pid == getpid())
+	if (thread_pid == own_pid)
 		return 0;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -242,8 +259,15 @@ start_thread(void)
 	pthread_attr_destroy(&attr);
 	if (err)
 		return -err;
-	thread_pid = getpid();
+	thread_pid = own_pid;
 	return 0;
+}
+
+pid_t
+__tfd_emu_pid(void)
+{
+	pthread_once(&once, init_once);
+	return own_pid;
 }
 
 void
@@ -259,7 +283,7 @@ __tfd_queue_update(struct tfd_emu_timer *t)
 {
 	int err;
 
-	pthread_once(&once, init_once);
+	__tfd_emu_pid(); /* initialises the thread's state once */
 	__tfd_queue_remove(t);
 	if (!t->st.armed)
 		return 0;
@@ -274,6 +298,18 @@ __tfd_queue_update(struct tfd_emu_timer *t)
 		if (!ncancel_on_set++)
 			last_offset = t->armed_offset;
 	}
-	pthread_cond_signal(&wake);
+	/*
+	 * Wake the thread only if this deadline comes before the time it sleeps
+	 * until: a later one changes nothing.  (A wake-up per arming made the
+	 * thread and the caller fight over the lock: ten times the cost of an arm.)
+	 */
+	if (t->node.pos == 0) {
+		int64_t due = t->node.key;
+
+		if (t->base != TFD_BASE_MONOTONIC)
+			due = due - __tfd_base_now(t->base) + __tfd_base_now(TFD_BASE_MONOTONIC);
+		if (due < thread_wakes_at)
+			pthread_cond_signal(&wake);
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "emu/heap.h"
@@ -25,6 +26,7 @@ struct tfd_emu_timer {
 	bool cancel_on_set;    /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
 	bool canceled;         /* the realtime clock was set since */
 	int64_t armed_offset;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when armed */
+	int64_t next_alive_check; /* base-clock ns when the thread next checks it was closed */
 };
 
 /* Everything below is guarded by this one lock. */
@@ -42,6 +44,8 @@ bool __tfd_registry_alive(int fd, const struct tfd_emu_timer *t);
 bool __tfd_registry_reclaim_if_closed(struct tfd_emu_timer *t);
 
 /* Queues and thread (thread.c). */
+/* This process's id, without a syscall (kept up to date across fork). */
+pid_t __tfd_emu_pid(void);
 int64_t __tfd_base_now(enum tfd_base base);
 /* (Re)queues @t by its state, starting the timer thread if needed: 0 or -errno. */
 int __tfd_queue_update(struct tfd_emu_timer *t);
