@@ -38,6 +38,21 @@
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)
 
+#ifdef AUDIT_ARCH_SELF
+/* Installs a seccomp filter for this process and what it execs: 0 or -errno. */
+static int
+load_filter(struct sock_filter *filter, size_t len)
+{
+	struct sock_fprog prog = { .len = (unsigned short)len, .filter = filter };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+}
+#endif
+
 /* Before 2.6.27, timerfd_create took no flags: nonzero ones gave EINVAL. */
 static int
 install_old_kernel_filter(void)
@@ -55,13 +70,7 @@ install_old_kernel_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return 0;
+	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
 	return -ENOTSUP;
 #endif
@@ -85,13 +94,7 @@ install_filter(void)
 #endif
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return 0;
+	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
 	return -ENOTSUP;
 #endif
