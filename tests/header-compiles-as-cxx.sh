@@ -7,7 +7,11 @@ if ! $CXX --version >/dev/null 2>&1; then
 	echo "SKIP: no C++ compiler ($CXX) to compile the header with"
 	exit 77
 fi
-if [ "$($CXX -dumpmachine)" != "$(${CC:-cc} -dumpmachine)" ]; then
+# The same target, whatever the vendor field (clang says x86_64-pc-linux-gnu, gcc x86_64-linux-gnu).
+triplet() {
+	"$@" -dumpmachine | sed -E 's/^([^-]+)-(pc|unknown)-/\1-/'
+}
+if [ "$(triplet $CXX)" != "$(triplet ${CC:-cc})" ]; then
 	echo "SKIP: the C++ compiler ($CXX) does not target this build's host ($(${CC:-cc} -dumpmachine))"
 	exit 77
 fi

@@ -15,7 +15,7 @@ for page in "$top_srcdir"/man/*.[37]; do
 	[ -s "$tmp/$name.c" ] || continue
 	found=$((found + 1))
 	if $CC -Wall -Wextra -Werror -I"$top_srcdir/include" "$tmp/$name.c" \
-		-L"$top_builddir/src/.libs" -ltimerfd -o "$tmp/$name.out"; then
+		${LDFLAGS:-} -L"$top_builddir/src/.libs" -ltimerfd -o "$tmp/$name.out"; then
 		echo "ok: the example of $name compiles and links"
 	else
 		echo "FAIL: the example of $name does not compile"
