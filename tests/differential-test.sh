@@ -10,4 +10,5 @@ if [ -n "${TEST_RUNNER:-}" ]; then
 	echo "SKIP: under $TEST_RUNNER the reference would be qemu-user's syscall translation, not a kernel"
 	exit 77
 fi
-exec "$top_builddir/tests/differential-test"
+# shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)
+exec ${TEST_WRAPPER:-} "$top_builddir/tests/differential-test"

@@ -113,7 +113,7 @@ main(int argc, char **argv)
 		}
 		printf("enosys-launcher: seccomp filter installed: timerfd_create refuses flags\n");
 		fflush(stdout);
-		execv(argv[2], argv + 2);
+		execvp(argv[2], argv + 2);
 		perror(argv[2]);
 		return 127;
 	}
@@ -130,7 +130,7 @@ main(int argc, char **argv)
 		setenv("LIBTIMERFD_BACKEND", "emulation", 1);
 	}
 	fflush(stdout);
-	execv(argv[1], argv + 1);
+	execvp(argv[1], argv + 1);
 	perror(argv[1]);
 	return 127;
 }

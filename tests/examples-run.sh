@@ -4,7 +4,7 @@
 set -eu
 : "${top_builddir:=.}"
 ex=$top_builddir/examples
-run() { ${TEST_RUNNER:-} "$@"; }
+run() { ${TEST_RUNNER:-} ${TEST_WRAPPER:-} "$@"; }
 fail=0
 for prog in periodic alarm epoll-timers; do
 	if run "$ex/$prog" --help | grep -q '^Usage:'; then echo "ok: $prog --help"; else echo "FAIL: $prog --help"; fail=1; fi

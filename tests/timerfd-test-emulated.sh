@@ -10,4 +10,5 @@ if [ -n "${TEST_RUNNER:-}" ]; then
 	# shellcheck disable=SC2086 # TEST_RUNNER may be a command with options
 	LIBTIMERFD_BACKEND=emulation exec $TEST_RUNNER "$top_builddir/tests/timerfd-test"
 fi
-exec "$top_builddir/tests/enosys-launcher" "$top_builddir/tests/timerfd-test"
+# shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)
+exec "$top_builddir/tests/enosys-launcher" ${TEST_WRAPPER:-} "$top_builddir/tests/timerfd-test"

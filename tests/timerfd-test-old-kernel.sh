@@ -8,4 +8,5 @@ if [ -n "${TEST_RUNNER:-}" ]; then
 	echo "SKIP: the simulated old kernel needs seccomp, which qemu-user ($TEST_RUNNER) cannot install"
 	exit 77
 fi
-exec "$top_builddir/tests/enosys-launcher" --no-create-flags "$top_builddir/tests/timerfd-test"
+# shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)
+exec "$top_builddir/tests/enosys-launcher" --no-create-flags ${TEST_WRAPPER:-} "$top_builddir/tests/timerfd-test"

@@ -15,4 +15,5 @@ if [ -n "${TEST_RUNNER:-}" ]; then
 	# shellcheck disable=SC2086 # TEST_RUNNER may be a command with options
 	LD_PRELOAD=$preload LIBTIMERFD_BACKEND=emulation exec $TEST_RUNNER "$prog"
 fi
-LD_PRELOAD=$preload exec "$top_builddir/tests/enosys-launcher" "$prog"
+# shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)
+LD_PRELOAD=$preload exec "$top_builddir/tests/enosys-launcher" ${TEST_WRAPPER:-} "$prog"
