@@ -157,7 +157,7 @@ thread_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	pthread_mutex_lock(&__tfd_emu_lock);
 	for (;;) {
-		int64_t wait = INT64_MAX;
+		int64_t wait = INT64_MAX, now;
 		struct timespec until;
 
 		check_clock_set();
@@ -176,7 +176,12 @@ thread_main(void *arg)
 			pthread_cond_wait(&wake, &__tfd_emu_lock);
 			continue;
 		}
-		wait += __tfd_base_now(TFD_BASE_MONOTONIC);
+		/*
+		 * Saturating: a timer armed beyond KTIME_MAX waits until then (as the kernel's
+		 * hrtimer does), and this clock has moved on since run_queue() read it.
+		 */
+		now = __tfd_base_now(TFD_BASE_MONOTONIC);
+		wait = wait > INT64_MAX - now ? INT64_MAX : wait + now;
 		thread_wakes_at = wait;
 		until.tv_sec = (time_t)(wait / TFD_NS_PER_S);
 		until.tv_nsec = (long)(wait % TFD_NS_PER_S);
