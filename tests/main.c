@@ -19,6 +19,7 @@ main(void)
 	suite_add_tcase(s, tcase_bad_input());
 	suite_add_tcase(s, tcase_alarm_clocks());
 	suite_add_tcase(s, tcase_time64());
+	suite_add_tcase(s, tcase_threads());
 
 	return run_suite(s);
 }
