@@ -28,3 +28,29 @@ AC_DEFUN([LIBTIMERFD_SANITIZERS], [
 	AC_SUBST([SANITIZER_LDFLAGS])
 	AM_CONDITIONAL([SANITIZERS], [test -n "$SANITIZER_CFLAGS"])
 ])
+
+# LIBTIMERFD_FUZZING: --enable-fuzzing builds the libFuzzer target tests/fuzz/timerfd-fuzz
+# (make fuzz) with clang; everything else is built with -fsanitize=fuzzer-no-link, so that
+# the library's own branches guide the fuzzer.
+AC_DEFUN([LIBTIMERFD_FUZZING], [
+	AC_ARG_ENABLE([fuzzing],
+		[AS_HELP_STRING([--enable-fuzzing],
+			[build the libFuzzer target for make fuzz (clang)])],
+		[], [enable_fuzzing=no])
+	FUZZER_CFLAGS=
+	AS_IF([test "x$enable_fuzzing" = xyes], [
+		AC_MSG_CHECKING([whether $CC links with -fsanitize=fuzzer])
+		tfd_save_CFLAGS=$CFLAGS
+		CFLAGS="$CFLAGS -fsanitize=fuzzer"
+		AC_LINK_IFELSE([AC_LANG_SOURCE([[
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }
+]])], [AC_MSG_RESULT([yes])],
+			[AC_MSG_RESULT([no])
+			 AC_MSG_ERROR([--enable-fuzzing needs libFuzzer: CC=clang, with libclang-rt-dev])])
+		CFLAGS=$tfd_save_CFLAGS
+		FUZZER_CFLAGS=-fsanitize=fuzzer-no-link])
+	AC_SUBST([FUZZER_CFLAGS])
+	AM_CONDITIONAL([FUZZING], [test "x$enable_fuzzing" = xyes])
+])

@@ -94,6 +94,35 @@ START_TEST(dup_of_a_timer_arms_reads_and_reports_the_same_timer)
 }
 END_TEST
 
+/* Found by the fuzz target: a dup the library never saw outlived its original's number. */
+START_TEST(unseen_dup_keeps_the_timer_after_the_original_number_is_reused)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), copy, other;
+	struct itimerspec its = its_ns(20 * NS_PER_MS, 20 * NS_PER_MS), cur;
+	uint64_t ticks;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	copy = dup(fd);
+	ck_assert_int_ge(copy, 0);
+	close(fd);
+	/* The new timer takes the closed number; the old timer lives on through the dup. */
+	other = timerfd_create(CLOCK_MONOTONIC, 0);
+	ck_assert_int_eq(other, fd);
+	ck_assert_int_eq(read_ticks(copy, &ticks), 0);
+	ck_assert_uint_ge(ticks, 1);
+	/* Through the scan for orphans (a second after the last) too. */
+	sleep_ns(1100 * NS_PER_MS);
+	close(timerfd_create(CLOCK_MONOTONIC, 0));
+	ck_assert_int_eq(timerfd_gettime(copy, &cur), 0);
+	ck_assert_int_eq(ts_ns(&cur.it_interval), 20 * NS_PER_MS);
+	ck_assert_int_eq(read_ticks(copy, &ticks), 0);
+	ck_assert_uint_ge(ticks, 1);
+	close(copy);
+	close(other);
+}
+END_TEST
+
 START_TEST(forked_child_uses_rearms_and_reads_inherited_timers)
 {
 	int idle = timerfd_create(CLOCK_MONOTONIC, 0);
@@ -219,7 +248,14 @@ START_TEST(closed_idle_timers_are_reclaimed_as_new_ones_are_made)
 		ck_assert_int_ge(fd, 0);
 		close(fd);
 	}
-	/* Each new timer takes the number of the last one closed, which frees that timer. */
+	/*
+	 * Each new timer takes the number of the last one closed, which makes that timer an
+	 * orphan (the program might hold a dup of it): destroyed by the batch of 64 ...
+	 */
+	ck_assert_int_le(open_fds(), baseline + 64);
+	/* ... or by the scan a second after the last one. */
+	sleep_ns(1100 * NS_PER_MS);
+	close(timerfd_create(CLOCK_MONOTONIC, 0));
 	ck_assert_int_le(open_fds(), baseline + 1);
 }
 END_TEST
@@ -260,6 +296,7 @@ main(void)
 	tcase_add_test(tc, closed_timer_whose_number_is_reused_is_not_taken_for_a_timer);
 	tcase_add_test(tc, new_timer_on_a_reused_number_is_the_new_timer);
 	tcase_add_test(tc, dup_of_a_timer_arms_reads_and_reports_the_same_timer);
+	tcase_add_test(tc, unseen_dup_keeps_the_timer_after_the_original_number_is_reused);
 	tcase_add_test(tc, forked_child_uses_rearms_and_reads_inherited_timers);
 	tcase_add_test(tc, threads_arm_and_read_concurrently);
 	tcase_add_test(tc, timers_closed_while_armed_are_reclaimed);

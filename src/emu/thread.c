@@ -124,13 +124,13 @@ run_queue(enum tfd_base base)
 		if (t->cancel_on_set)
 			ncancel_on_set--;
 		/*
-		 * A timer whose descriptors the program closed is reclaimed, not
-		 * fired.  Checked at most once a second per timer: the check is a
-		 * syscall, and delivering to a closed timer harms nobody meanwhile.
+		 * A timer whose descriptors the program closed becomes an orphan, reclaimed
+		 * by the next batch unless a dup of it is found (registry.c).  Checked at most
+		 * once a second per timer: the check is a syscall, and delivering to a
+		 * closed timer harms nobody meanwhile.
 		 */
 		if (now >= t->next_alive_check) {
-			if (__tfd_registry_reclaim_if_closed(t))
-				continue;
+			__tfd_registry_drop_closed(t);
 			t->next_alive_check = now + ALIVE_CHECK_NS;
 		}
 		__tfd_deliver(t, tfd_state_expire(&t->st, now));
@@ -157,10 +157,12 @@ thread_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	pthread_mutex_lock(&__tfd_emu_lock);
 	for (;;) {
-		int64_t wait = INT64_MAX, now;
+		int64_t wait = INT64_MAX;
 		struct timespec until;
 
 		check_clock_set();
+		/* Here, with no timer in hand: resolving orphans may destroy timers. */
+		__tfd_registry_resolve_orphans();
 		for (int b = 0; b < TFD_NBASES; b++) {
 			int64_t next = run_queue((enum tfd_base)b);
 
@@ -180,8 +182,7 @@ thread_main(void *arg)
 		 * Saturating: a timer armed beyond KTIME_MAX waits until then (as the kernel's
 		 * hrtimer does), and this clock has moved on since run_queue() read it.
 		 */
-		now = __tfd_base_now(TFD_BASE_MONOTONIC);
-		wait = wait > INT64_MAX - now ? INT64_MAX : wait + now;
+		wait = tfd_add_saturating(wait, __tfd_base_now(TFD_BASE_MONOTONIC));
 		thread_wakes_at = wait;
 		until.tv_sec = (time_t)(wait / TFD_NS_PER_S);
 		until.tv_nsec = (long)(wait % TFD_NS_PER_S);
@@ -311,8 +312,10 @@ __tfd_queue_update(struct tfd_emu_timer *t)
 	if (t->node.pos == 0) {
 		int64_t due = t->node.key;
 
+		/* Saturating, as in thread_main(): the deadline may be KTIME_MAX. */
 		if (t->base != TFD_BASE_MONOTONIC)
-			due = due - __tfd_base_now(t->base) + __tfd_base_now(TFD_BASE_MONOTONIC);
+			due = tfd_add_saturating(due - __tfd_base_now(t->base),
+						 __tfd_base_now(TFD_BASE_MONOTONIC));
 		if (due < thread_wakes_at)
 			pthread_cond_signal(&wake);
 	}

@@ -21,12 +21,6 @@ tfd_ns(int64_t sec, int64_t nsec)
 	return sec * TFD_NS_PER_S + nsec;
 }
 
-static int64_t
-add_saturating(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 void
 tfd_state_arm(struct tfd_timer_state *st, const struct tfd_spec *spec, bool absolute, int64_t now)
 {
@@ -35,7 +29,7 @@ tfd_state_arm(struct tfd_timer_state *st, const struct tfd_spec *spec, bool abso
 	st->interval = tfd_ns(spec->interval.sec, spec->interval.nsec);
 	st->armed = value != 0;
 	if (st->armed)
-		st->expiry = absolute ? value : add_saturating(now, value);
+		st->expiry = absolute ? value : tfd_add_saturating(now, value);
 }
 
 uint64_t
@@ -51,7 +45,7 @@ tfd_state_expire(struct tfd_timer_state *st, int64_t now)
 	}
 	/* hrtimer_forward(): every whole period that has passed counts. */
 	n = 1 + (uint64_t)((now - st->expiry) / st->interval);
-	st->expiry = add_saturating(st->expiry, (int64_t)(n * (uint64_t)st->interval) < 0
+	st->expiry = tfd_add_saturating(st->expiry, (int64_t)(n * (uint64_t)st->interval) < 0
 							? INT64_MAX
 							: (int64_t)(n * (uint64_t)st->interval));
 	return n;

@@ -21,6 +21,12 @@ struct tfd_timer_state {
 bool tfd_spec_valid(const struct tfd_spec *spec);
 /* A (valid) seconds/nanoseconds pair in ns, saturating at INT64_MAX as the kernel's ktime does. */
 int64_t tfd_ns(int64_t sec, int64_t nsec);
+/* @a + @b for @b >= 0, saturating at INT64_MAX as ktime_add_safe() does (KTIME_MAX). */
+static inline int64_t
+tfd_add_saturating(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
 
 /* Arms (or with a zero value disarms) as timerfd_settime() does; @now is the clock's time. */
 void tfd_state_arm(struct tfd_timer_state *st, const struct tfd_spec *spec, bool absolute,

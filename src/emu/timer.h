@@ -40,8 +40,10 @@ int __tfd_registry_add(int fd, struct tfd_emu_timer *t);
 void __tfd_registry_sweep(void);
 /* Whether @fd still refers to @t's file. */
 bool __tfd_registry_alive(int fd, const struct tfd_emu_timer *t);
-/* Drops every registered number that no longer refers to @t; destroys @t if none is left. */
-bool __tfd_registry_reclaim_if_closed(struct tfd_emu_timer *t);
+/* Drops every registered number that no longer refers to @t (at the last, @t is an orphan). */
+void __tfd_registry_drop_closed(struct tfd_emu_timer *t);
+/* Destroys the orphans the program holds no descriptor of, when a batch is due. */
+void __tfd_registry_resolve_orphans(void);
 
 /* Queues and thread (thread.c). */
 /* This process's id, without a syscall (kept up to date across fork). */
