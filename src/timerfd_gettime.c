@@ -20,7 +20,6 @@ kernel_gettime(int fd, struct itimerspec *curr_value)
 	return __tfd_gettime64(fd, (void *)curr_value);
 #else
 	struct itimerspec scratch;
-	long r;
 
 	/*
 	 * The kernel looks the fd up first and only then faults on a NULL
@@ -28,7 +27,7 @@ kernel_gettime(int fd, struct itimerspec *curr_value)
 	 * fd with a buffer of ours so that the kernel's errno order holds.
 	 */
 	if (!curr_value) {
-		r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&scratch);
+		long r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&scratch);
 		return r < 0 ? r : -EFAULT;
 	}
 	return __tfd_syscall2(TFD_NR_gettime, fd, (long)curr_value);

@@ -208,7 +208,7 @@ __tfd_emu_gettime(int fd, struct tfd_spec *curr_value)
 		__tfd_queue_update(t);
 	}
 	pthread_mutex_unlock(&__tfd_emu_lock);
-	if (!err)
+	if (t)
 		*curr_value = cur;
 	return err;
 }

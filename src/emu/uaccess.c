@@ -44,7 +44,7 @@ probe_register_atfork(void)
 static long
 probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
 {
-	char scratch[64];
+	char scratch[64] = { 0 }; /* written to the pipe when probing a destination */
 	long r = 0;
 
 	if (n > sizeof(scratch))
@@ -71,12 +71,11 @@ copy(void *dst, const void *src, size_t n, int to_user)
 {
 	struct iovec local = { to_user ? (void *)src : dst, n };
 	struct iovec remote = { to_user ? dst : (void *)src, n };
-	ssize_t r;
 
 	if (!dst || !src)
 		return -EFAULT;
 	if (!__atomic_load_n(&process_vm_missing, __ATOMIC_RELAXED)) {
-		r = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
+		ssize_t r = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
 			    : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
 		if (r == (ssize_t)n) {
 			/*

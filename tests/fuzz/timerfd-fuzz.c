@@ -244,7 +244,7 @@ op_settime(struct input *in)
 {
 	struct fd_arg fd = pick_fd(in);
 	int flags = pick_settime_flags(in), e;
-	struct itimerspec value, old, kold;
+	struct itimerspec value, old, kold = { 0 };
 	const struct itimerspec *vp;
 	struct itimerspec *op, *kop;
 	long r, k;
@@ -277,7 +277,7 @@ static void
 op_gettime(struct input *in)
 {
 	struct fd_arg fd = pick_fd(in);
-	struct itimerspec cur, kcur;
+	struct itimerspec cur, kcur = { 0 };
 	struct itimerspec *p = pick_ptr(in, &cur), *kp = p == &cur ? &kcur : p;
 	long r = timerfd_gettime(fd.fd, p), k;
 	int e = errno;
