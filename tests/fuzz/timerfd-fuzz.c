@@ -96,6 +96,32 @@ same_answer(const char *call, long lib, int lib_errno, long kernel, int kernel_e
 			lib < 0 ? lib_errno : 0, kernel < 0 ? kernel_errno : 0);
 }
 
+/* Closes the slot's descriptors (its number is kept as stale when @keep_stale). */
+static void
+empty_slot(struct slot *s, bool keep_stale)
+{
+	int stale = keep_stale ? s->fd : -1;
+
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->mirror >= 0)
+		close(s->mirror);
+	*s = (struct slot){ -1, -1, stale };
+}
+
+/* Puts a new descriptor and its mirror in @s, or, if @fd failed, closes the mirror. */
+static void
+fill_slot(struct slot *s, long fd, long mirror)
+{
+	if (fd < 0) {
+		if (mirror >= 0)
+			close((int)mirror);
+		return;
+	}
+	empty_slot(s, false);
+	*s = (struct slot){ (int)fd, (int)mirror, -1 };
+}
+
 static clockid_t
 pick_clock(struct input *in)
 {
@@ -226,17 +252,7 @@ op_create(struct input *in)
 	k = syscall(SYS_timerfd_create, clock, flags | (fd >= 0 ? TFD_NONBLOCK : 0));
 	if (compare_with_kernel)
 		same_answer("timerfd_create", fd, e, k, errno);
-	if (fd < 0) {
-		if (k >= 0)
-			close((int)k);
-		return;
-	}
-	if (s->fd >= 0) {
-		close(s->fd);
-		if (s->mirror >= 0)
-			close(s->mirror);
-	}
-	*s = (struct slot){ (int)fd, (int)k, -1 };
+	fill_slot(s, fd, k);
 }
 
 static void
@@ -337,10 +353,7 @@ op_close(struct input *in)
 	if (s->fd < 0)
 		return;
 	trace("close(%d)\n", s->fd);
-	close(s->fd);
-	if (s->mirror >= 0)
-		close(s->mirror);
-	*s = (struct slot){ -1, -1, s->fd };
+	empty_slot(s, true);
 }
 
 static void
@@ -354,17 +367,7 @@ op_dup(struct input *in)
 	fd = dup(from->fd);
 	mirror = from->mirror >= 0 ? dup(from->mirror) : -1;
 	trace("slot %d = dup(%d) = %d\n", (int)(to - slots), from->fd, fd);
-	if (fd < 0) {
-		if (mirror >= 0)
-			close(mirror);
-		return;
-	}
-	if (to->fd >= 0) {
-		close(to->fd);
-		if (to->mirror >= 0)
-			close(to->mirror);
-	}
-	*to = (struct slot){ fd, mirror, -1 };
+	fill_slot(to, fd, mirror);
 }
 
 static void
@@ -414,11 +417,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default: op_sleep(&in); break;
 		}
 	}
-	for (int i = 0; i < N_SLOTS; i++) {
-		if (slots[i].fd >= 0)
-			close(slots[i].fd);
-		if (slots[i].mirror >= 0)
-			close(slots[i].mirror);
-	}
+	for (int i = 0; i < N_SLOTS; i++)
+		empty_slot(&slots[i], false);
 	return 0;
 }
