@@ -170,22 +170,30 @@ __tfd_registry_add(int fd, struct tfd_emu_timer *t)
  * rules out the rest; /proc names the kind, sparing a real kernel timerfd
  * the scan of every emulated timer.
  */
+/* What /proc says of @fd: 1 an eventfd, 0 something else, -1 no answer (no /proc). */
+static int
+proc_says_eventfd(int fd)
+{
+	char path[64], link[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") == 0;
+}
+
 static bool
 is_eventfd(int fd)
 {
-	char path[64], link[32];
 	struct stat st;
-	ssize_t n;
 
 	if (!eventfd_ino || fstat(fd, &st) != 0 || st.st_ino != eventfd_ino ||
 	    st.st_dev != eventfd_dev)
 		return false;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return true; /* no /proc: cannot tell, so look */
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[eventfd]") == 0;
+	return proc_says_eventfd(fd) != 0; /* no /proc: cannot tell, so look */
 }
 
 struct tfd_emu_timer *
@@ -296,7 +304,12 @@ resolve_orphans(void)
 		/* Most descriptors are the live timers registered for them: one kcmp each. */
 		if ((size_t)fd < by_fd_len && by_fd[fd] && same_file((int)fd, by_fd[fd]->shadow))
 			continue;
-		if (!is_eventfd((int)fd))
+		/*
+		 * By name only: the scan runs in the timer thread, and these are the
+		 * program's descriptors, which its threads may be opening or closing
+		 * meanwhile; /proc and kcmp look at them without touching them.
+		 */
+		if (proc_says_eventfd((int)fd) != 1)
 			continue;
 		t = find_orphan(batch, n, (int)fd);
 		if (t)
