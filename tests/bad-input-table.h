@@ -45,6 +45,10 @@ struct bad_input {
 	 * its errno there, and why.  Rows without a reason get the same answer from both. */
 	int emulation_err;
 	const char *emulation_differs;
+	/* Where qemu-user, which runs the suite for other arches (make check-cross), answers
+	 * for the kernel and answers otherwise: its errno there, and why. */
+	int qemu_err;
+	const char *qemu_differs;
 };
 
 extern const struct bad_input bad_inputs[];

@@ -28,6 +28,9 @@ pthread_mutex_t __tfd_emu_lock = PTHREAD_MUTEX_INITIALIZER;
 #define CLOCK_CHECK_NS 100000000LL
 /* How often an armed timer's descriptors are checked for having been closed. */
 #define ALIVE_CHECK_NS 1000000000LL
+/* The last instant a struct timespec holds, in ns: 2^31 - 1 s where time_t has 32 bits. */
+static const int64_t timespec_max_ns =
+	sizeof(time_t) < 8 ? (int64_t)INT32_MAX * TFD_NS_PER_S : INT64_MAX;
 
 static const clockid_t base_clock[TFD_NBASES] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 						  CLOCK_REALTIME };
@@ -183,6 +186,12 @@ thread_main(void *arg)
 		 * hrtimer does), and this clock has moved on since run_queue() read it.
 		 */
 		wait = tfd_add_saturating(wait, __tfd_base_now(TFD_BASE_MONOTONIC));
+		/*
+		 * A 32-bit time_t holds 68 years of uptime, not 292: cut the sleep there and
+		 * look again, since a wrapped tv_sec would lie in the past and the wait spin.
+		 */
+		if (wait > timespec_max_ns)
+			wait = timespec_max_ns;
 		thread_wakes_at = wait;
 		until.tv_sec = (time_t)(wait / TFD_NS_PER_S);
 		until.tv_nsec = (long)(wait % TFD_NS_PER_S);
