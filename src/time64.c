@@ -147,8 +147,9 @@ __tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 {
 	long r;
 
-	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
-		return __tfd_emu_settime_its64(fd, flags, new_value, old_value);
+	if (__tfd_emu_in_use() &&
+	    (r = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value)) != TFD_EMU_NOT_OURS)
+		return r;
 	r = kernel_settime64(fd, flags, new_value, old_value);
 	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
 		r = __tfd_emu_settime_its64(fd, flags, new_value, old_value);
@@ -160,8 +161,9 @@ __tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
 	long r;
 
-	if (__tfd_emu_in_use() && __tfd_emu_owns(fd))
-		return __tfd_emu_gettime_its64(fd, curr_value);
+	if (__tfd_emu_in_use() &&
+	    (r = __tfd_emu_try_gettime_its64(fd, curr_value)) != TFD_EMU_NOT_OURS)
+		return r;
 	r = kernel_gettime64(fd, curr_value);
 	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
 		r = __tfd_emu_gettime_its64(fd, curr_value);

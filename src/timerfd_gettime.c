@@ -39,8 +39,9 @@ static __attribute__((noinline, cold)) long
 gettime_slow(int fd, struct itimerspec *curr_value, long r)
 {
 	if (r == 1) {
-		if (__tfd_emu_owns(fd))
-			return __tfd_emu_gettime_its(fd, curr_value);
+		r = __tfd_emu_try_gettime_its(fd, curr_value);
+		if (r != TFD_EMU_NOT_OURS)
+			return r;
 		r = kernel_gettime(fd, curr_value);
 	}
 	/* No timerfd in this kernel: the emulation gives the errno a real one would. */

@@ -35,8 +35,9 @@ settime_slow(int fd, int flags, const struct itimerspec *new_value,
 	     struct itimerspec *old_value, long r)
 {
 	if (r == 1) {
-		if (__tfd_emu_owns(fd))
-			return __tfd_emu_settime_its(fd, flags, new_value, old_value);
+		r = __tfd_emu_try_settime_its(fd, flags, new_value, old_value);
+		if (r != TFD_EMU_NOT_OURS)
+			return r;
 		r = kernel_settime(fd, flags, new_value, old_value);
 	}
 	/* No timerfd in this kernel: the emulation gives the errno a real one would. */

@@ -96,22 +96,6 @@ pointer(enum bad_ptr kind, void *ok)
 	return ok;
 }
 
-/* Whether @fd is served by the emulation: the kernel's fdinfo of a timerfd has its clockid. */
-static bool
-emulated(int fd)
-{
-	char path[64], line[128];
-	bool kernel_timer = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		kernel_timer |= strncmp(line, "clockid:", 8) == 0;
-	fclose(f);
-	return !kernel_timer;
-}
 
 /*
  * Whether qemu-user runs this program (make check-cross passes it as TEST_RUNNER): its own
@@ -169,7 +153,7 @@ check_row(const struct bad_input *r, char *why, size_t size)
 
 	if (r->op != BAD_CREATE && fd_is_owned(r->fd))
 		ck_assert_msg(fd >= 0, "%s: fixture: %s", r->what, strerror(errno));
-	if (r->emulation_differs && emulated(fd))
+	if (r->emulation_differs && timer_is_emulated(fd))
 		want = r->emulation_err;
 	if (r->qemu_differs && under_qemu()) {
 		want = r->qemu_err;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -95,4 +96,21 @@ expired_timer(clockid_t clock, int flags)
 	/* Wait until the expiration is there to read: a loaded emulator may take a while. */
 	ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
 	return fd;
+}
+
+bool
+timer_is_emulated(int fd)
+{
+	char path[64], line[128];
+	bool kernel_timer = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		kernel_timer |= strncmp(line, "clockid:", 8) == 0;
+	fclose(f);
+	return !kernel_timer;
 }

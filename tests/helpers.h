@@ -3,6 +3,7 @@
 #ifndef TFD_TEST_HELPERS_H
 #define TFD_TEST_HELPERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <errno.h>
 #include <string.h>
@@ -35,6 +36,8 @@ int read_ticks(int fd, uint64_t *ticks);
 int set_nonblock(int fd);
 /* A descriptor number that is certainly not open. */
 int closed_fd(void);
+/* Whether the timer @fd is served by the emulation (the kernel's fdinfo of a timerfd has its clockid). */
+bool timer_is_emulated(int fd);
 /* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
 int expired_timer(clockid_t clock, int flags);
 

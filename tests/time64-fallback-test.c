@@ -30,11 +30,19 @@ __tfd_backend_switch_to_emulation(void)
 
 int __tfd_emu_used;
 
-int
-__tfd_emu_owns(int fd)
+long
+__tfd_emu_try_settime_its64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
+			    struct tfd_itimerspec64 *old_value)
 {
-	(void)fd;
-	return 0;
+	(void)fd, (void)flags, (void)new_value, (void)old_value;
+	return TFD_EMU_NOT_OURS;
+}
+
+long
+__tfd_emu_try_gettime_its64(int fd, struct tfd_itimerspec64 *curr_value)
+{
+	(void)fd, (void)curr_value;
+	return TFD_EMU_NOT_OURS;
 }
 
 long

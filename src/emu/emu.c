@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* timerfd_create/settime/gettime served in userspace: an eventfd per timer, kernel semantics. */
+/* timerfd_create/settime/gettime served in userspace, with the kernel's checks in the kernel's order. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -54,101 +53,105 @@ may_wake_alarm(void)
 	return data[CAP_WAKE_ALARM / 32].effective & (1u << (CAP_WAKE_ALARM % 32));
 }
 
+/* Makes the timer under the lock: the program's descriptor, or -errno with nothing left over. */
+static long
+create_locked(struct tfd_emu_timer *t, clockid_t clockid, enum tfd_base base, int flags)
+{
+	uint64_t dev;
+	pid_t tid;
+	int r;
+	long fd;
+
+	if (__tfd_registry_reserve() < 0 || __tfd_queue_reserve(__tfd_registry_count() + 1) < 0)
+		return -ENOMEM;
+	t->slot = __tfd_slot_alloc();
+	if (!t->slot)
+		return -ENOMEM;
+	fd = __tfd_thread_take_pipe(&r, &t->w, &dev, &t->ino, &tid);
+	if (fd == 0)
+		fd = __tfd_pipe_open_reader(tid, r, flags);
+	if (fd < 0) {
+		__tfd_slot_free(t->slot);
+		return fd;
+	}
+	t->gen = t->slot->gen;
+	t->slot->dev = dev;
+	t->slot->ino = t->ino;
+	t->slot->clockid = clockid;
+	t->slot->base = base;
+	t->slot->st.alarm = is_alarm(clockid);
+	t->rfd = (int)fd;
+	__tfd_registry_insert(t);
+	__tfd_thread_adopt(t);
+	return fd;
+}
+
 long
 __tfd_emu_create(clockid_t clockid, int flags)
 {
 	struct tfd_emu_timer *t;
+	struct tfd_guard g;
 	enum tfd_base base;
-	int fd, err;
+	int saved_errno = errno;
+	long r;
 
 	/* Same checks, same order as timerfd_create(2). */
 	if ((flags & ~(TFD_CLOEXEC | TFD_NONBLOCK)) || base_of(clockid, &base) < 0)
 		return -EINVAL;
 	if (is_alarm(clockid) && !may_wake_alarm())
 		return -EPERM;
+	if (__tfd_shared_init() < 0)
+		return -ENOMEM;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	/* TFD_CLOEXEC and TFD_NONBLOCK are O_CLOEXEC and O_NONBLOCK, as are EFD_*. */
-	fd = eventfd(0, flags);
-	if (fd < 0) {
-		err = -errno;
-		free(t);
-		return err;
-	}
-	/*
-	 * dup() rather than F_DUPFD_CLOEXEC: qemu-user carries its eventfd
-	 * byte-order translation over dup() only.  A fork+exec racing the
-	 * next line could leak this descriptor into the new program, no more.
-	 */
-	t->shadow = dup(fd);
-	if (t->shadow < 0 || fcntl(t->shadow, F_SETFD, FD_CLOEXEC) < 0) {
-		err = -errno;
-		close(fd);
-		free(t);
-		return err;
-	}
-	t->fd = fd;
-	t->clockid = clockid;
-	t->base = base;
-	t->st.alarm = is_alarm(clockid);
+	t->w = t->h = -1;
 	t->node.pos = TFD_HEAP_NONE;
-	pthread_mutex_lock(&__tfd_emu_lock);
-	__tfd_registry_sweep();
-	err = __tfd_registry_add(fd, t);
-	pthread_mutex_unlock(&__tfd_emu_lock);
-	if (err) {
-		close(t->shadow);
-		close(fd);
+	__tfd_lock(&g);
+	r = create_locked(t, clockid, base, flags);
+	if (r < 0 && t->w >= 0)
+		__tfd_thread_reap(t); /* the thread closes the write end it made, and frees */
+	else if (r < 0)
 		free(t);
-		return err;
-	}
-	__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
-	return fd;
-}
-
-int
-__tfd_emu_owns(int fd)
-{
-	struct tfd_emu_timer *t;
-
-	if (!__tfd_emu_in_use())
-		return 0;
-	pthread_mutex_lock(&__tfd_emu_lock);
-	t = __tfd_registry_lookup(fd);
-	pthread_mutex_unlock(&__tfd_emu_lock);
-	return t != NULL;
-}
-
-/* The timer behind @fd (lock held), or the kernel's errno for a descriptor that is not one. */
-static struct tfd_emu_timer *
-lookup(int fd, long *err)
-{
-	struct tfd_emu_timer *t = __tfd_registry_lookup(fd);
-
-	if (!t)
-		*err = fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
-	return t;
-}
-
-/* Brings @t up to date: expirations due by now go to its descriptor, as the kernel banks them. */
-static int64_t
-catch_up(struct tfd_emu_timer *t, bool deliver)
-{
-	int64_t now = __tfd_base_now(t->base);
-	uint64_t n = tfd_state_expire(&t->st, now);
-
-	if (deliver)
-		__tfd_deliver(t, n);
-	return now;
+	__tfd_unlock(&g);
+	if (r >= 0)
+		__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
+	errno = saved_errno;
+	return r;
 }
 
 long
-__tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value, struct tfd_spec *old_value)
+__tfd_emu_identify(int fd, uint64_t *ino)
+{
+	uint64_t dev;
+
+	if (!__tfd_shared_ready())
+		return fcntl(fd, F_GETFD) < 0 ? -EBADF : 0;
+	return __tfd_pipe_identify(fd, &dev, ino);
+}
+
+/* The record of the pipe @ino (lock held), or NULL if it is no timer of this process. */
+static struct tfd_emu_timer *
+lookup(uint64_t ino)
+{
+	struct tfd_emu_timer *t = __tfd_registry_find(ino);
+
+	if (t && !__tfd_slot_current(t)) {
+		__tfd_thread_reap(t);
+		return NULL;
+	}
+	return t;
+}
+
+long
+__tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spec *new_value,
+		  struct tfd_spec *old_value)
 {
 	struct tfd_emu_timer *t;
+	struct tfd_slot *s;
+	struct tfd_guard g;
 	struct tfd_spec old;
-	long err = 0, r;
+	long err = 0;
 	int64_t now;
 
 	/* The order of do_timerfd_settime(): EFAULT, EINVAL for flags and values, then the fd. */
@@ -156,59 +159,80 @@ __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value, struct tf
 		return -EFAULT;
 	if ((flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) || !tfd_spec_valid(new_value))
 		return -EINVAL;
-	pthread_mutex_lock(&__tfd_emu_lock);
-	t = lookup(fd, &err);
-	if (!t)
+	if (id <= 0)
+		return id < 0 ? id : TFD_EMU_NOT_OURS;
+	__tfd_lock(&g);
+	t = lookup(ino);
+	if (!t) {
+		err = TFD_EMU_NOT_OURS;
 		goto out;
-	if (is_alarm(t->clockid) && !may_wake_alarm()) {
+	}
+	s = t->slot;
+	if (is_alarm(s->clockid) && !may_wake_alarm()) {
 		err = -EPERM;
 		goto out;
 	}
+	/* This process drives what it arms: it needs the thread (nothing is changed without it). */
+	err = __tfd_thread_ensure();
+	if (err)
+		goto out;
 	/* Out of the queue while its flags change (the queue counts cancel-on-set timers). */
 	__tfd_queue_remove(t);
 	/* An expired periodic timer is brought forward first; its ticks are about to be dropped. */
-	now = catch_up(t, false);
-	tfd_state_get(&t->st, now, &old);
+	now = __tfd_base_now(s->base);
+	tfd_state_expire(&s->st, now);
+	tfd_state_get(&s->st, now, &old);
 	/* The kernel reports a clock set that cancelled the old setting, yet applies the new one. */
-	if (t->canceled)
+	if (s->canceled)
 		err = -ECANCELED;
-	tfd_state_arm(&t->st, new_value, flags & TFD_TIMER_ABSTIME, now);
-	t->canceled = false;
+	tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
+	s->canceled = false;
 	/* Cancel-on-set needs an absolute timer on a realtime clock; otherwise it is dropped quietly. */
-	t->cancel_on_set = t->base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
+	s->cancel_on_set = s->base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
 			   (flags & TFD_TIMER_CANCEL_ON_SET);
-	t->armed_offset = t->cancel_on_set ? __tfd_realtime_offset() : 0;
+	s->armed_offset = s->cancel_on_set ? __tfd_realtime_offset() : 0;
 	/* Setting discards pending expirations: the next read waits for a new one. */
-	__tfd_discard(t);
-	r = __tfd_queue_update(t);
-	if (r < 0 && !err)
-		err = r;
+	if (s->maybe_counted) {
+		__tfd_pipe_drain(fd);
+		s->maybe_counted = false;
+	}
+	/* A timer inherited over fork whose write end this process could not reopen then. */
+	if (t->w < 0) {
+		t->rfd = fd;
+		t->rfd_tid = (pid_t)syscall(SYS_gettid);
+		__tfd_thread_adopt(t);
+	}
+	__tfd_queue_update(t);
 out:
-	pthread_mutex_unlock(&__tfd_emu_lock);
-	if (!err && old_value)
+	__tfd_unlock(&g);
+	if (err == 0 && old_value)
 		*old_value = old;
 	return err;
 }
 
 /* @curr_value is ours; the caller copies it out after the fd lookup, as the kernel does. */
 long
-__tfd_emu_gettime(int fd, struct tfd_spec *curr_value)
+__tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
 {
 	struct tfd_emu_timer *t;
-	struct tfd_spec cur;
-	long err = 0;
+	struct tfd_guard g;
+	struct tfd_timer_state st;
+	int64_t now;
 
-	pthread_mutex_lock(&__tfd_emu_lock);
-	t = lookup(fd, &err);
+	if (id <= 0)
+		return id < 0 ? id : TFD_EMU_NOT_OURS;
+	__tfd_lock(&g);
+	t = lookup(ino);
 	if (t) {
-		/* Missed periods stay banked for the next read; the value is the next expiry. */
-		int64_t now = catch_up(t, true);
-
-		tfd_state_get(&t->st, now, &cur);
-		__tfd_queue_update(t);
+		/*
+		 * Read, not changed: missed periods are the thread's to deliver, and
+		 * the value is the time to the next expiry after now.
+		 */
+		st = t->slot->st;
+		now = __tfd_base_now(t->slot->base);
+		tfd_state_expire(&st, now);
+		tfd_state_get(&st, now, curr_value);
 	}
-	pthread_mutex_unlock(&__tfd_emu_lock);
-	if (t)
-		*curr_value = cur;
-	return err;
+	__tfd_unlock(&g);
+	return t ? 0 : TFD_EMU_NOT_OURS;
 }

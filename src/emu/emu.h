@@ -29,13 +29,20 @@ __tfd_emu_in_use(void)
 {
 	return __atomic_load_n(&__tfd_emu_used, __ATOMIC_RELAXED);
 }
-/* Nonzero if @fd is an emulated timer of this process (checked by file identity). */
-int __tfd_emu_owns(int fd);
 
-/* The three calls, kernel semantics and errno order, returning a value or -errno. */
+/* What the calls below return for a descriptor that is open but no emulated timer. */
+#define TFD_EMU_NOT_OURS 1
+
+/* Whether @fd may be an emulated timer: 1 and its pipe's inode, 0 not one, -EBADF not open. */
+long __tfd_emu_identify(int fd, uint64_t *ino);
+/*
+ * The three calls, kernel semantics and errno order, returning a value or
+ * -errno; settime and gettime take what __tfd_emu_identify() said of @fd
+ * (@id, @ino) and return TFD_EMU_NOT_OURS when it is no emulated timer.
+ */
 long __tfd_emu_create(clockid_t clockid, int flags);
-long __tfd_emu_settime(int fd, int flags, const struct tfd_spec *new_value,
+long __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spec *new_value,
 		       struct tfd_spec *old_value);
-long __tfd_emu_gettime(int fd, struct tfd_spec *curr_value);
+long __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value);
 
 #endif /* TFD_EMU_H */

@@ -58,37 +58,79 @@ to_its64(const struct tfd_spec *in, struct tfd_itimerspec64 *out)
 }
 
 /*
+ * What a call on a descriptor that is no emulated timer answers: with @only_ours,
+ * TFD_EMU_NOT_OURS (the kernel is asked next); otherwise the kernel's errno.
+ */
+static long
+not_ours(long r, bool only_ours)
+{
+	return r == TFD_EMU_NOT_OURS && !only_ours ? -EINVAL : r;
+}
+
+/*
  * settime/gettime for one caller layout: copy in (EFAULT first, as the
  * kernel reads the new value before anything else), call the emulation,
- * copy out (EFAULT after the timer changed, as in the kernel).
+ * copy out (EFAULT after the timer changed, as in the kernel).  Like every
+ * internal function they answer -errno and leave errno as they found it:
+ * only the entry points set it, and only on failure, as a system call does.
  */
 #define DEFINE_EMU_CALLS(suffix, type, from, to)                                           \
-	long __tfd_emu_settime_##suffix(int fd, int flags, const type *new_value,          \
-					type *old_value)                                   \
+	static long settime_##suffix(int fd, int flags, const type *new_value,             \
+				     type *old_value, bool only_ours)                      \
 	{                                                                                  \
 		struct tfd_spec spec, old;                                                 \
 		type in, out;                                                              \
-		long r;                                                                    \
-		bool readable = __tfd_copy_from_user(&in, new_value, sizeof(in)) == 0;     \
+		uint64_t ino = 0;                                                          \
+		int saved_errno = errno;                                                   \
+		long r, id = __tfd_emu_identify(fd, &ino);                                 \
+		bool readable;                                                             \
                                                                                            \
+		if (only_ours && id <= 0)                                                  \
+			return TFD_EMU_NOT_OURS;                                           \
+		readable = __tfd_copy_from_user(&in, new_value, sizeof(in)) == 0;          \
 		if (readable)                                                              \
 			from(&in, &spec);                                                  \
-		r = __tfd_emu_settime(fd, flags, readable ? &spec : NULL,                  \
+		r = __tfd_emu_settime(fd, id, ino, flags, readable ? &spec : NULL,         \
 				      old_value ? &old : NULL);                            \
 		if (r == 0 && old_value && (r = to(&old, &out)) == 0)                      \
 			r = __tfd_copy_to_user(old_value, &out, sizeof(out));              \
-		return r;                                                                  \
+		errno = saved_errno;                                                       \
+		return not_ours(r, only_ours);                                             \
 	}                                                                                  \
                                                                                            \
-	long __tfd_emu_gettime_##suffix(int fd, type *curr_value)                          \
+	static long gettime_##suffix(int fd, type *curr_value, bool only_ours)             \
 	{                                                                                  \
 		struct tfd_spec cur;                                                       \
 		type out;                                                                  \
-		long r = __tfd_emu_gettime(fd, &cur);                                      \
+		uint64_t ino = 0;                                                          \
+		int saved_errno = errno;                                                   \
+		long r, id = __tfd_emu_identify(fd, &ino);                                 \
+                                                                                           \
+		r = __tfd_emu_gettime(id, ino, &cur);                                      \
                                                                                            \
 		if (r == 0 && (r = to(&cur, &out)) == 0)                                   \
 			r = __tfd_copy_to_user(curr_value, &out, sizeof(out));             \
-		return r;                                                                  \
+		errno = saved_errno;                                                       \
+		return not_ours(r, only_ours);                                             \
+	}                                                                                  \
+                                                                                           \
+	long __tfd_emu_settime_##suffix(int fd, int flags, const type *new_value,          \
+					type *old_value)                                   \
+	{                                                                                  \
+		return settime_##suffix(fd, flags, new_value, old_value, false);           \
+	}                                                                                  \
+	long __tfd_emu_try_settime_##suffix(int fd, int flags, const type *new_value,      \
+					    type *old_value)                               \
+	{                                                                                  \
+		return settime_##suffix(fd, flags, new_value, old_value, true);            \
+	}                                                                                  \
+	long __tfd_emu_gettime_##suffix(int fd, type *curr_value)                          \
+	{                                                                                  \
+		return gettime_##suffix(fd, curr_value, false);                            \
+	}                                                                                  \
+	long __tfd_emu_try_gettime_##suffix(int fd, type *curr_value)                      \
+	{                                                                                  \
+		return gettime_##suffix(fd, curr_value, true);                             \
 	}
 
 DEFINE_EMU_CALLS(its, struct itimerspec, from_its, to_its)

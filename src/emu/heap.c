@@ -47,17 +47,28 @@ sift_down(struct tfd_heap *h, size_t i)
 }
 
 int
+tfd_heap_reserve(struct tfd_heap *h, size_t n)
+{
+	size_t cap = h->cap ? h->cap : 64;
+	struct tfd_heap_node **v;
+
+	if (n <= h->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	v = realloc(h->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	h->v = v;
+	h->cap = cap;
+	return 0;
+}
+
+int
 tfd_heap_push(struct tfd_heap *h, struct tfd_heap_node *node)
 {
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 64;
-		struct tfd_heap_node **v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (h->n == h->cap && tfd_heap_reserve(h, h->n + 1) < 0)
+		return -ENOMEM;
 	place(h, h->n++, node);
 	sift_up(h, node->pos);
 	return 0;

@@ -18,6 +18,8 @@ struct tfd_heap {
 	size_t n, cap;
 };
 
+/* Makes room for @n nodes, so that pushes up to there cannot fail: 0, or -ENOMEM. */
+int tfd_heap_reserve(struct tfd_heap *h, size_t n);
 /* Queues @node (pos must be TFD_HEAP_NONE): 0, or -ENOMEM. */
 int tfd_heap_push(struct tfd_heap *h, struct tfd_heap_node *node);
 /* Unqueues @node if queued. */

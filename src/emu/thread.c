@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* The one timer thread of the emulation: deadline queues per clock, delivery, fork handling. */
+/* The timer thread: a descriptor table of its own, the deadline queues, delivery, fork. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/uio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "emu/timer.h"
-
-pthread_mutex_t __tfd_emu_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * A periodic timer is requeued no sooner than this after it fired: the
@@ -26,23 +27,44 @@ pthread_mutex_t __tfd_emu_lock = PTHREAD_MUTEX_INITIALIZER;
  * thread sleeps on CLOCK_MONOTONIC, so such a jump is noticed this late.
  */
 #define CLOCK_CHECK_NS 100000000LL
-/* How often an armed timer's descriptors are checked for having been closed. */
-#define ALIVE_CHECK_NS 1000000000LL
+/* How long the thread keeps a read end of a pipe whose count piles up unread (pipe.c). */
+#define KEEP_NS 1000000000LL
+/* Pipes made ahead, so that timerfd_create() rarely waits for the thread. */
+#define SPARES 2
 /* The last instant a struct timespec holds, in ns: 2^31 - 1 s where time_t has 32 bits. */
 static const int64_t timespec_max_ns =
 	sizeof(time_t) < 8 ? (int64_t)INT32_MAX * TFD_NS_PER_S : INT64_MAX;
 
 static const clockid_t base_clock[TFD_NBASES] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 						  CLOCK_REALTIME };
+
+/* Everything below is this process's own, guarded by the shared lock (shared.c). */
 static struct tfd_heap queues[TFD_NBASES];
-static pthread_cond_t wake;
-static pid_t thread_pid; /* the process whose timer thread is running, 0 if none */
-static pid_t own_pid;    /* getpid(), kept: the kernel would be asked on every call */
+static pthread_cond_t wake;  /* the thread sleeps on it */
+static pthread_cond_t ready; /* callers wait on it for the thread to start or make a pipe */
+static pid_t own_pid;        /* getpid(), kept: the kernel would be asked on every call */
+static pid_t thread_pid;     /* the process whose thread runs (or starts), 0 if none */
+static pid_t thread_tid;
+static bool thread_ready;
+static int thread_err; /* why this process cannot have the thread (-ENOSYS, ...), or 0 */
+static int epfd = -1;  /* thread's table: every write end, for EPOLLERR once nobody reads */
+static struct {
+	int r, w;
+	uint64_t dev, ino;
+} spares[SPARES];
+static int nspares, spare_err;
+static int to_close[SPARES]; /* thread's table: read ends handed over to the program */
+static int nto_close;
+static struct tfd_emu_timer *todo_head;
+static bool harvest_due;
 static int ncancel_on_set;
 static int64_t last_offset;
-/* CLOCK_MONOTONIC ns the thread sleeps until (INT64_MAX: until woken); valid under the lock. */
+/* CLOCK_MONOTONIC ns the thread sleeps until (INT64_MAX: until woken). */
 static int64_t thread_wakes_at = INT64_MAX;
+/* CLOCK_MONOTONIC ns the thread lets go of the read ends it keeps (INT64_MAX: none kept). */
+static int64_t let_go_at = INT64_MAX;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct tfd_guard fork_guard;
 
 int64_t
 __tfd_base_now(enum tfd_base base)
@@ -59,34 +81,191 @@ __tfd_realtime_offset(void)
 	return __tfd_base_now(TFD_BASE_REALTIME) - __tfd_base_now(TFD_BASE_MONOTONIC);
 }
 
-void
-__tfd_deliver(struct tfd_emu_timer *t, uint64_t n)
+/* Waits on @cv (until @until, if not NULL); a lock holder that died is not our concern. */
+static void
+wait_on(pthread_cond_t *cv, const struct timespec *until)
 {
-	/* An eventfd adds what is written to its count, as timerfd ticks accumulate. */
-	while (n && write(t->shadow, &n, sizeof(n)) < 0 && errno == EINTR)
-		;
+	pthread_mutex_t *m = __tfd_lock_mutex();
+	int r = until ? pthread_cond_timedwait(cv, m, until) : pthread_cond_wait(cv, m);
+
+	if (r == EOWNERDEAD)
+		pthread_mutex_consistent(m);
+}
+
+static bool
+thread_running_here(void)
+{
+	return thread_pid == own_pid && thread_ready && !thread_err;
 }
 
 void
-__tfd_discard(struct tfd_emu_timer *t)
+__tfd_queue_remove(struct tfd_emu_timer *t)
 {
-	uint64_t n;
-	struct iovec iov = { &n, sizeof(n) };
-	int fl;
+	if (t->node.pos != TFD_HEAP_NONE && t->queued_cancel)
+		ncancel_on_set--;
+	t->queued_cancel = false;
+	tfd_heap_remove(&queues[t->slot->base], &t->node);
+}
 
-	/* Without blocking, whatever O_NONBLOCK the program's descriptor has. */
-	if (preadv2(t->shadow, &iov, 1, -1, RWF_NOWAIT) >= 0 || errno == EAGAIN)
+int
+__tfd_queue_reserve(size_t n)
+{
+	for (int b = 0; b < TFD_NBASES; b++)
+		if (tfd_heap_reserve(&queues[b], n) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+void
+__tfd_queue_update(struct tfd_emu_timer *t)
+{
+	struct tfd_slot *s = t->slot;
+	int64_t due;
+
+	__tfd_queue_remove(t);
+	/* Only a process whose thread holds a write end drives the timer. */
+	if (!s->st.armed || t->w < 0 || !thread_running_here())
 		return;
-	/* No RWF_NOWAIT on eventfd (before Linux 5.?): make the read non-blocking a moment. */
-	fl = fcntl(t->shadow, F_GETFL);
-	if (fl < 0)
+	t->node.key = s->st.expiry;
+	if (tfd_heap_push(&queues[s->base], &t->node) < 0)
+		return; /* cannot happen: room is reserved at create */
+	if (s->cancel_on_set) {
+		t->queued_cancel = true;
+		if (!ncancel_on_set++)
+			last_offset = s->armed_offset;
+	}
+	/*
+	 * Wake the thread only if this deadline comes before the time it sleeps
+	 * until: a later one changes nothing.  (A wake-up per arming made the
+	 * thread and the caller fight over the lock: ten times the cost of an arm.)
+	 */
+	if (t->node.pos != 0)
 		return;
-	if (!(fl & O_NONBLOCK))
-		fcntl(t->shadow, F_SETFL, fl | O_NONBLOCK);
-	while (read(t->shadow, &n, sizeof(n)) < 0 && errno == EINTR)
-		;
-	if (!(fl & O_NONBLOCK))
-		fcntl(t->shadow, F_SETFL, fl);
+	due = t->node.key;
+	/* Saturating, as in thread_main(): the deadline may be KTIME_MAX. */
+	if (s->base != TFD_BASE_MONOTONIC)
+		due = tfd_add_saturating(due - __tfd_base_now(s->base),
+					 __tfd_base_now(TFD_BASE_MONOTONIC));
+	if (due < thread_wakes_at)
+		pthread_cond_signal(&wake);
+}
+
+static void
+todo_push(struct tfd_emu_timer *t)
+{
+	if (t->on_todo)
+		return;
+	t->on_todo = true;
+	t->todo = todo_head;
+	todo_head = t;
+	if (thread_running_here())
+		pthread_cond_signal(&wake);
+}
+
+/* Thread: closes what the thread holds for @t; frees it once it is reaped and off the list. */
+static void
+release(struct tfd_emu_timer *t)
+{
+	__tfd_pipe_let_go(t);
+	if (t->w >= 0)
+		close(t->w); /* also takes it out of the epoll set */
+	t->w = -1;
+	t->watched = false;
+	if (t->dead && !t->on_todo)
+		free(t);
+}
+
+void
+__tfd_thread_reap(struct tfd_emu_timer *t)
+{
+	if (t->dead)
+		return;
+	t->dead = true;
+	__tfd_queue_remove(t);
+	__tfd_registry_remove(t);
+	if (t->w < 0 && t->h < 0 && !t->on_todo)
+		free(t);
+	else
+		todo_push(t);
+}
+
+void
+__tfd_thread_adopt(struct tfd_emu_timer *t)
+{
+	todo_push(t);
+}
+
+/* Thread: nobody reads the pipe any more (the program closed every descriptor of it). */
+static void
+timer_gone(struct tfd_emu_timer *t)
+{
+	if (__tfd_slot_current(t))
+		__tfd_slot_free(t->slot);
+	__tfd_thread_reap(t);
+	release(t);
+}
+
+/* Thread: the write ends whose pipes lost their last reader, reported as EPOLLERR. */
+static void
+harvest(void)
+{
+	struct epoll_event ev[64];
+	int n;
+
+	harvest_due = false;
+	do {
+		n = epoll_wait(epfd, ev, 64, 0);
+		for (int i = 0; i < n; i++)
+			timer_gone(ev[i].data.ptr);
+	} while (n == 64);
+}
+
+static void
+let_go_one(struct tfd_emu_timer *t)
+{
+	__tfd_pipe_let_go(t);
+}
+
+/* Thread: what callers and fork left to do, pipes made ahead, pipes gone. */
+static void
+tend(void)
+{
+	while (nto_close)
+		close(to_close[--nto_close]);
+	while (nspares < SPARES && !spare_err) {
+		int err = __tfd_pipe_make(&spares[nspares].r, &spares[nspares].w,
+					  &spares[nspares].dev, &spares[nspares].ino);
+		if (err)
+			spare_err = err;
+		else
+			nspares++;
+		pthread_cond_broadcast(&ready);
+	}
+	while (todo_head) {
+		struct tfd_emu_timer *t = todo_head;
+
+		todo_head = t->todo;
+		t->on_todo = false;
+		if (t->dead) {
+			release(t);
+			continue;
+		}
+		if (t->w < 0)
+			t->w = __tfd_pipe_open_writer(t);
+		if (t->w >= 0 && !t->watched) {
+			struct epoll_event ev = { .events = 0, .data.ptr = t };
+
+			t->watched = epoll_ctl(epfd, EPOLL_CTL_ADD, t->w, &ev) == 0;
+		}
+		__tfd_queue_update(t);
+	}
+	if (__tfd_base_now(TFD_BASE_MONOTONIC) >= let_go_at) {
+		__tfd_registry_each(let_go_one);
+		let_go_at = INT64_MAX;
+		harvest_due = true;
+	}
+	if (harvest_due)
+		harvest();
 }
 
 /* Handles a clock step for cancel-on-set timers: the next settime reports ECANCELED. */
@@ -103,10 +282,10 @@ check_clock_set(void)
 		struct tfd_heap *q = &queues[TFD_BASE_REALTIME];
 
 		for (size_t i = 0; i < q->n; i++) {
-			struct tfd_emu_timer *t = (struct tfd_emu_timer *)q->v[i];
+			struct tfd_slot *s = ((struct tfd_emu_timer *)q->v[i])->slot;
 
-			if (t->cancel_on_set && t->armed_offset != offset)
-				t->canceled = true;
+			if (s->cancel_on_set && s->armed_offset != offset)
+				s->canceled = true;
 		}
 	}
 	last_offset = offset;
@@ -122,50 +301,97 @@ run_queue(enum tfd_base base)
 
 	while ((top = tfd_heap_top(q)) && top->key <= now) {
 		struct tfd_emu_timer *t = (struct tfd_emu_timer *)top;
+		uint64_t n;
 
-		tfd_heap_remove(q, top);
-		if (t->cancel_on_set)
-			ncancel_on_set--;
-		/*
-		 * A timer whose descriptors the program closed becomes an orphan, reclaimed
-		 * by the next batch unless a dup of it is found (registry.c).  Checked at most
-		 * once a second per timer: the check is a syscall, and delivering to a
-		 * closed timer harms nobody meanwhile.
-		 */
-		if (now >= t->next_alive_check) {
-			__tfd_registry_drop_closed(t);
-			t->next_alive_check = now + ALIVE_CHECK_NS;
+		__tfd_queue_remove(t);
+		if (!__tfd_slot_current(t)) {
+			__tfd_thread_reap(t);
+			continue;
 		}
-		__tfd_deliver(t, tfd_state_expire(&t->st, now));
-		if (t->st.armed) {
-			t->node.key = t->st.expiry > now + MIN_REARM_NS ? t->st.expiry
-								 : now + MIN_REARM_NS;
-			if (tfd_heap_push(q, &t->node) == 0 && t->cancel_on_set)
-				ncancel_on_set++;
+		/*
+		 * Expirations are taken from the shared state: where processes share
+		 * the timer after fork, the first thread to come delivers them, once.
+		 */
+		n = tfd_state_expire(&t->slot->st, now);
+		if (n && __tfd_pipe_add(t, n) == -EPIPE) {
+			timer_gone(t);
+			continue;
+		}
+		if (t->h >= 0 && let_go_at == INT64_MAX)
+			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
+		__tfd_queue_update(t);
+		/* Requeued: no sooner than MIN_REARM_NS from now. */
+		if (t->node.pos != TFD_HEAP_NONE && t->node.key < now + MIN_REARM_NS) {
+			tfd_heap_remove(q, &t->node);
+			t->node.key = now + MIN_REARM_NS;
+			tfd_heap_push(q, &t->node);
 		}
 	}
 	return top ? top->key - now : INT64_MAX;
 }
 
+/*
+ * The thread's own descriptor table: the program cannot close, reuse or
+ * count what the thread holds there, and the thread never touches a number
+ * of the program's.  unshare() copies the table: drop the copies at once.
+ */
+static int
+own_table(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (unshare(CLONE_FILES) < 0)
+		return -ENOSYS;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 0U, ~0U, 0U) == 0)
+		goto done;
+#endif
+	d = opendir("/proc/thread-self/fd");
+	if (!d)
+		return -ENOSYS;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end == '\0' && end != e->d_name && fd != dirfd(d))
+			close((int)fd);
+	}
+	closedir(d);
+#ifdef SYS_close_range
+done:
+#endif
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	return epfd < 0 ? -ENOMEM : 0;
+}
+
 static void *
 thread_main(void *arg)
 {
-	sigset_t all;
+	struct tfd_guard g;
+	int err;
 
 	(void)arg;
-	/* The program's signals are not ours to take. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Created with every signal blocked (__tfd_thread_ensure): the program's are not ours. */
+	err = own_table();
 	/* Wake on time: the default 50 us slack would make every expiry that late. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	pthread_mutex_lock(&__tfd_emu_lock);
+	__tfd_lock(&g);
+	if (err) {
+		thread_err = err;
+		pthread_cond_broadcast(&ready);
+		__tfd_unlock(&g);
+		return NULL;
+	}
+	thread_tid = (pid_t)syscall(SYS_gettid);
+	thread_ready = true;
+	pthread_cond_broadcast(&ready);
 	for (;;) {
 		int64_t wait = INT64_MAX;
 		struct timespec until;
 
+		tend();
 		check_clock_set();
-		/* Here, with no timer in hand: resolving orphans may destroy timers. */
-		__tfd_registry_resolve_orphans();
 		for (int b = 0; b < TFD_NBASES; b++) {
 			int64_t next = run_queue((enum tfd_base)b);
 
@@ -176,16 +402,21 @@ thread_main(void *arg)
 		}
 		if (ncancel_on_set && wait > CLOCK_CHECK_NS)
 			wait = CLOCK_CHECK_NS;
-		if (wait == INT64_MAX) {
-			thread_wakes_at = INT64_MAX;
-			pthread_cond_wait(&wake, &__tfd_emu_lock);
+		if (todo_head || nto_close || (nspares < SPARES && !spare_err))
 			continue;
-		}
 		/*
 		 * Saturating: a timer armed beyond KTIME_MAX waits until then (as the kernel's
 		 * hrtimer does), and this clock has moved on since run_queue() read it.
 		 */
-		wait = tfd_add_saturating(wait, __tfd_base_now(TFD_BASE_MONOTONIC));
+		if (wait != INT64_MAX)
+			wait = tfd_add_saturating(wait, __tfd_base_now(TFD_BASE_MONOTONIC));
+		if (let_go_at < wait)
+			wait = let_go_at;
+		if (wait == INT64_MAX) {
+			thread_wakes_at = INT64_MAX;
+			wait_on(&wake, NULL);
+			continue;
+		}
 		/*
 		 * A 32-bit time_t holds 68 years of uptime, not 292: cut the sleep there and
 		 * look again, since a wrapped tv_sec would lie in the past and the wait spin.
@@ -195,70 +426,12 @@ thread_main(void *arg)
 		thread_wakes_at = wait;
 		until.tv_sec = (time_t)(wait / TFD_NS_PER_S);
 		until.tv_nsec = (long)(wait % TFD_NS_PER_S);
-		pthread_cond_timedwait(&wake, &__tfd_emu_lock, &until);
+		wait_on(&wake, &until);
 	}
 	return NULL;
 }
 
-static void init_wake(void);
-
-static void
-before_fork(void)
-{
-	pthread_mutex_lock(&__tfd_emu_lock);
-}
-
-static void
-after_fork_parent(void)
-{
-	pthread_mutex_unlock(&__tfd_emu_lock);
-}
-
-/*
- * The child has no timer thread and a copy of every timer.  The timers its
- * parent armed stay the parent's to drive (they share the descriptors, and
- * the parent's thread keeps writing to them); the child drives a timer
- * from the moment it arms it itself.
- */
-static void
-after_fork_child(void)
-{
-	for (int b = 0; b < TFD_NBASES; b++) {
-		while (queues[b].n)
-			tfd_heap_remove(&queues[b], queues[b].v[0]);
-	}
-	ncancel_on_set = 0;
-	thread_pid = 0;
-	own_pid = getpid();
-	thread_wakes_at = INT64_MAX;
-	/*
-	 * The parent's thread may have been waiting on the condition variable:
-	 * in the child that waiter never leaves, and glibc's condvar would wait
-	 * for it forever on the next signal.  Nobody uses it here yet: renew it.
-	 */
-	init_wake();
-	pthread_mutex_unlock(&__tfd_emu_lock);
-}
-
-static void
-init_wake(void)
-{
-	pthread_condattr_t attr;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
-static void
-init_once(void)
-{
-	own_pid = getpid();
-	init_wake();
-	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-}
-
+/* Caller holds the lock with every signal blocked: the thread starts with them blocked. */
 static int
 start_thread(void)
 {
@@ -266,16 +439,164 @@ start_thread(void)
 	pthread_t tid;
 	int err;
 
-	if (thread_pid == own_pid)
-		return 0;
+	thread_pid = own_pid;
+	thread_ready = false;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&tid, &attr, thread_main, NULL);
 	pthread_attr_destroy(&attr);
-	if (err)
-		return -err;
-	thread_pid = own_pid;
+	if (err) {
+		thread_pid = 0;
+		return -ENOMEM; /* the kernel's answer when it cannot allocate */
+	}
 	return 0;
+}
+
+int
+__tfd_thread_ensure(void)
+{
+	int err;
+
+	__tfd_emu_pid(); /* initialises this file's state once */
+	if (thread_pid != own_pid) {
+		err = start_thread();
+		if (err)
+			return err;
+	}
+	while (!thread_ready && !thread_err)
+		wait_on(&ready, NULL);
+	return thread_err;
+}
+
+int
+__tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid)
+{
+	int err = __tfd_thread_ensure();
+
+	if (err)
+		return err;
+	while (!nspares) {
+		if (spare_err) {
+			err = spare_err;
+			spare_err = 0; /* the next create tries again */
+			pthread_cond_signal(&wake);
+			return err;
+		}
+		pthread_cond_signal(&wake);
+		wait_on(&ready, NULL);
+	}
+	nspares--;
+	*r = spares[nspares].r;
+	*w = spares[nspares].w;
+	*dev = spares[nspares].dev;
+	*ino = spares[nspares].ino;
+	*tid = thread_tid;
+	/* The caller opens its own read end before it lets go of the lock; then this one goes. */
+	to_close[nto_close++] = *r;
+	harvest_due = true;
+	pthread_cond_signal(&wake);
+	return 0;
+}
+
+/* --- fork ------------------------------------------------------------------------- */
+
+/*
+ * The lock is held across fork(), so that the child's copy of this
+ * process's records is whole.  The handlers are registered when the library
+ * is loaded, before any the program registers: prepare handlers run in the
+ * reverse order, so a program's own prepare handler that calls the API runs
+ * before ours takes the lock.
+ */
+static void
+before_fork(void)
+{
+	if (__tfd_shared_ready())
+		__tfd_lock(&fork_guard);
+}
+
+static void
+after_fork_parent(void)
+{
+	if (__tfd_shared_ready())
+		__tfd_unlock(&fork_guard);
+}
+
+/* Child: a record without the parent's thread and table: it needs a write end of its own. */
+static void
+forget_thread(struct tfd_emu_timer *t)
+{
+	t->node.pos = TFD_HEAP_NONE;
+	t->w = t->h = -1;
+	t->watched = t->on_todo = t->queued_cancel = false;
+	if (t->dead || !__tfd_slot_current(t)) {
+		__tfd_registry_remove(t);
+		free(t);
+		return;
+	}
+	/* The numbers are the parent's, in the child's table, held by its only thread. */
+	t->rfd_tid = own_pid;
+	t->on_todo = true;
+	t->todo = todo_head;
+	todo_head = t;
+}
+
+static void init_conds(void);
+
+/*
+ * The child shares every timer with its parent, as it would a kernel
+ * timer: same slots (shared memory), same pipes.  Its own thread reopens a
+ * write end of each, so that the timers go on when the parent exits (as
+ * after daemon()); both threads expire them from the shared state, so each
+ * expiration is counted once.  The lock stays the parent's to release.
+ */
+static void
+after_fork_child(void)
+{
+	if (!__tfd_shared_ready())
+		return;
+	own_pid = getpid();
+	thread_pid = 0;
+	thread_ready = false;
+	thread_err = 0;
+	epfd = -1;
+	nspares = spare_err = nto_close = 0;
+	ncancel_on_set = 0;
+	todo_head = NULL;
+	harvest_due = false;
+	thread_wakes_at = let_go_at = INT64_MAX;
+	for (int b = 0; b < TFD_NBASES; b++)
+		queues[b].n = 0;
+	init_conds();
+	__tfd_registry_each(forget_thread);
+	if (todo_head)
+		start_thread(); /* signals are still blocked by before_fork() */
+	pthread_sigmask(SIG_SETMASK, &fork_guard.mask, NULL);
+	pthread_setcancelstate(fork_guard.cancel, NULL);
+}
+
+static void
+init_conds(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&ready, NULL);
+}
+
+static void
+init_once(void)
+{
+	own_pid = getpid();
+	init_conds();
+}
+
+__attribute__((constructor)) static void
+register_fork_handlers(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 pid_t
@@ -283,50 +604,4 @@ __tfd_emu_pid(void)
 {
 	pthread_once(&once, init_once);
 	return own_pid;
-}
-
-void
-__tfd_queue_remove(struct tfd_emu_timer *t)
-{
-	if (t->node.pos != TFD_HEAP_NONE && t->cancel_on_set)
-		ncancel_on_set--;
-	tfd_heap_remove(&queues[t->base], &t->node);
-}
-
-int
-__tfd_queue_update(struct tfd_emu_timer *t)
-{
-	int err;
-
-	__tfd_emu_pid(); /* initialises the thread's state once */
-	__tfd_queue_remove(t);
-	if (!t->st.armed)
-		return 0;
-	err = start_thread();
-	if (err)
-		return err;
-	t->node.key = t->st.expiry;
-	err = tfd_heap_push(&queues[t->base], &t->node);
-	if (err)
-		return err;
-	if (t->cancel_on_set) {
-		if (!ncancel_on_set++)
-			last_offset = t->armed_offset;
-	}
-	/*
-	 * Wake the thread only if this deadline comes before the time it sleeps
-	 * until: a later one changes nothing.  (A wake-up per arming made the
-	 * thread and the caller fight over the lock: ten times the cost of an arm.)
-	 */
-	if (t->node.pos == 0) {
-		int64_t due = t->node.key;
-
-		/* Saturating, as in thread_main(): the deadline may be KTIME_MAX. */
-		if (t->base != TFD_BASE_MONOTONIC)
-			due = tfd_add_saturating(due - __tfd_base_now(t->base),
-						 __tfd_base_now(TFD_BASE_MONOTONIC));
-		if (due < thread_wakes_at)
-			pthread_cond_signal(&wake);
-	}
-	return 0;
 }
