@@ -20,6 +20,8 @@ main(void)
 	suite_add_tcase(s, tcase_alarm_clocks());
 	suite_add_tcase(s, tcase_time64());
 	suite_add_tcase(s, tcase_threads());
+	suite_add_tcase(s, tcase_descriptors());
+	suite_add_tcase(s, tcase_processes());
 
 	return run_suite(s);
 }

@@ -14,6 +14,8 @@ TCase *tcase_bad_input(void);
 TCase *tcase_alarm_clocks(void);
 TCase *tcase_time64(void);
 TCase *tcase_threads(void);
+TCase *tcase_descriptors(void);
+TCase *tcase_processes(void);
 
 /* Runs @s verbosely (and frees it): EXIT_SUCCESS if every case passed. */
 int run_suite(Suite *s);

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: the calls where real programs make them: from signal handlers, in threads
+ * that are cancelled, from fork handlers, after the main thread exits, at the descriptor
+ * limit; timers shared with a child that outlives its parent.  The kernel is the reference.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "helpers.h"
+#include "suite.h"
+
+#define child_assert(cond)                                                           \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			fprintf(stderr, "%s:%d: child: %s\n", __FILE__, __LINE__, #cond); \
+			_exit(1);                                                    \
+		}                                                                    \
+	} while (0)
+
+static void
+in_child(void (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(20); /* a deadlock fails the case instead of stalling the suite */
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+}
+
+/* --- signal handlers ---------------------------------------------------------------- */
+
+static int handler_timer = -1;
+static volatile sig_atomic_t handler_calls, handler_errors;
+
+static void
+on_alarm(int sig)
+{
+	struct itimerspec its = its_ns(10 * NS_PER_S, 0), cur;
+	int saved = errno;
+
+	(void)sig;
+	if (timerfd_settime(handler_timer, 0, &its, NULL) != 0 ||
+	    timerfd_gettime(handler_timer, &cur) != 0)
+		handler_errors++;
+	handler_calls++;
+	errno = saved;
+}
+
+START_TEST(settime_and_gettime_work_from_a_signal_handler)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval fast = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	struct itimerspec its = its_ns(NS_PER_S, 0), cur;
+	int own = timerfd_create(CLOCK_MONOTONIC, 0);
+	int64_t end = now_ns(CLOCK_MONOTONIC) + 300 * NS_PER_MS;
+
+	handler_timer = timerfd_create(CLOCK_MONOTONIC, 0);
+	ck_assert_int_ge(handler_timer, 0);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &fast, NULL);
+	/* Interrupted anywhere in these, the handler makes the same calls. */
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		ck_assert_int_eq(timerfd_settime(handler_timer, 0, &its, NULL), 0);
+		ck_assert_int_eq(timerfd_gettime(handler_timer, &cur), 0);
+		ck_assert_int_eq(timerfd_settime(own, 0, &its, NULL), 0);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	ck_assert_int_gt(handler_calls, 10);
+	ck_assert_int_eq(handler_errors, 0);
+	close(handler_timer);
+	close(own);
+}
+END_TEST
+
+/* --- cancellation --------------------------------------------------------------------- */
+
+static void *
+settime_until_cancelled(void *arg)
+{
+	struct itimerspec its = its_ns(NS_PER_S, 0);
+	int fd = *(int *)arg;
+
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	for (;;) {
+		timerfd_settime(fd, 0, &its, NULL);
+		pthread_testcancel();
+	}
+	return NULL;
+}
+
+START_TEST(a_thread_cancelled_inside_the_calls_leaves_the_others_working)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), other = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec its = its_ns(NS_PER_MS, 0);
+	uint64_t ticks = 0;
+
+	for (int i = 0; i < 20; i++) {
+		pthread_t t;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, settime_until_cancelled, &fd), 0);
+		sleep_ns(2 * NS_PER_MS);
+		pthread_cancel(t);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+	}
+	ck_assert_int_eq(timerfd_settime(other, 0, &its, NULL), 0);
+	ck_assert_int_eq(read_ticks(other, &ticks), 0);
+	ck_assert_uint_eq(ticks, 1);
+	close(fd);
+	close(other);
+}
+END_TEST
+
+/* --- fork handlers -------------------------------------------------------------------- */
+
+static int atfork_timer = -1;
+
+static void
+prepare_calls_the_api(void)
+{
+	struct itimerspec cur;
+
+	timerfd_gettime(atfork_timer, &cur);
+}
+
+static void
+fork_with_a_prepare_handler_that_calls_the_api(void)
+{
+	pid_t pid;
+	int status;
+
+	atfork_timer = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(atfork_timer >= 0);
+	child_assert(pthread_atfork(prepare_calls_the_api, NULL, NULL) == 0);
+	pid = fork();
+	child_assert(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	child_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+}
+
+START_TEST(a_programs_own_prepare_handler_may_call_the_api)
+{
+	in_child(fork_with_a_prepare_handler_that_calls_the_api);
+}
+END_TEST
+
+/* --- the main thread's pthread_exit() ------------------------------------------------- */
+
+static int main_exit_timer;
+
+static void *
+after_main_exits(void *arg)
+{
+	struct itimerspec its = its_ns(2 * NS_PER_MS, 0), cur;
+	uint64_t ticks = 0;
+	int fd;
+
+	(void)arg;
+	sleep_ns(20 * NS_PER_MS);
+	child_assert(timerfd_settime(main_exit_timer, 0, &its, NULL) == 0);
+	child_assert(timerfd_gettime(main_exit_timer, &cur) == 0);
+	child_assert(read_ticks(main_exit_timer, &ticks) == 0 && ticks == 1);
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd >= 0);
+	child_assert(timerfd_settime(fd, 0, &its, NULL) == 0);
+	child_assert(read_ticks(fd, &ticks) == 0 && ticks == 1);
+	exit(0);
+}
+
+static void
+main_thread_exits_first(void)
+{
+	pthread_t t;
+
+	main_exit_timer = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(main_exit_timer >= 0);
+	child_assert(pthread_create(&t, NULL, after_main_exits, NULL) == 0);
+	pthread_exit(NULL);
+}
+
+START_TEST(timers_work_after_the_main_thread_exits)
+{
+	in_child(main_thread_exits_first);
+}
+END_TEST
+
+/* --- the descriptor limit ------------------------------------------------------------- */
+
+static void
+fill_the_table_then_close_one(void)
+{
+	struct rlimit rl = { 64, 64 };
+	int fds[64], n = 0, fd;
+	uint64_t ticks = 0;
+
+	child_assert(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	while (n < 64 && (fd = timerfd_create(CLOCK_MONOTONIC, 0)) >= 0)
+		fds[n++] = fd;
+	child_assert(n > 0 && n < 64 && errno == EMFILE);
+	close(fds[--n]);
+	/* The room made by one close takes one timer at once. */
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd >= 0);
+	child_assert(timerfd_settime(fd, 0, &(struct itimerspec){ .it_value = { 0, 1000000 } },
+				     NULL) == 0);
+	child_assert(read_ticks(fd, &ticks) == 0 && ticks == 1);
+	child_assert(timerfd_create(CLOCK_MONOTONIC, 0) == -1 && errno == EMFILE);
+}
+
+START_TEST(closing_a_timer_at_the_descriptor_limit_makes_room_at_once)
+{
+	in_child(fill_the_table_then_close_one);
+}
+END_TEST
+
+/* --- fork: one timer for parent and child --------------------------------------------- */
+
+/* Reads @fd (non-blocking) for @ns and returns the expirations seen. */
+static uint64_t
+count_for(int fd, int64_t ns)
+{
+	int64_t end = now_ns(CLOCK_MONOTONIC) + ns;
+	uint64_t total = 0, ticks;
+
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		if (read_ticks(fd, &ticks) == 0)
+			total += ticks;
+		sleep_ns(NS_PER_MS);
+	}
+	return total;
+}
+
+START_TEST(parent_and_child_reading_one_timer_count_each_expiration_once)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK), link[2], status;
+	struct itimerspec its = its_ns(10 * NS_PER_MS, 10 * NS_PER_MS), cur;
+	uint64_t mine, theirs = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(link), 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* The child also asks for the time left: that must not count twice. */
+		uint64_t n = 0, ticks;
+		int64_t end = now_ns(CLOCK_MONOTONIC) + 400 * NS_PER_MS;
+
+		while (now_ns(CLOCK_MONOTONIC) < end) {
+			timerfd_gettime(fd, &cur);
+			if (read_ticks(fd, &ticks) == 0)
+				n += ticks;
+			sleep_ns(NS_PER_MS);
+		}
+		_exit(write(link[1], &n, sizeof(n)) == sizeof(n) ? 0 : 1);
+	}
+	mine = count_for(fd, 400 * NS_PER_MS);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(read(link[0], &theirs, sizeof(theirs)), sizeof(theirs));
+	/* 40 periods in 400 ms; twice that if both processes delivered each one. */
+	ck_assert_msg(mine + theirs >= 25 && mine + theirs <= 46, "parent %llu + child %llu",
+		      (unsigned long long)mine, (unsigned long long)theirs);
+	close(fd);
+	close(link[0]);
+	close(link[1]);
+}
+END_TEST
+
+static int outlive_link;
+
+/* The timer's holder after its parent (and, with @twice, grandparent) exited. */
+static void
+child_outlives_its_parent(bool twice)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	struct itimerspec its = its_ns(10 * NS_PER_MS, 10 * NS_PER_MS);
+	uint64_t n;
+	pid_t pid;
+
+	child_assert(fd >= 0 && timerfd_settime(fd, 0, &its, NULL) == 0);
+	/* daemon(): fork, the parent exits, setsid, (fork again, the parent exits). */
+	for (int i = 0; i < (twice ? 2 : 1); i++) {
+		pid = fork();
+		child_assert(pid >= 0);
+		if (pid > 0)
+			_exit(0);
+		setsid();
+	}
+	sleep_ns(50 * NS_PER_MS); /* the parents are gone */
+	n = count_for(fd, 300 * NS_PER_MS);
+	child_assert(write(outlive_link, &n, sizeof(n)) == sizeof(n));
+	_exit(0);
+}
+
+static void
+outlive_once(void)
+{
+	child_outlives_its_parent(false);
+}
+
+static void
+outlive_twice(void)
+{
+	child_outlives_its_parent(true);
+}
+
+static void
+timer_fires_for_the_survivor(void (*fn)(void))
+{
+	int link[2];
+	uint64_t n = 0;
+
+	ck_assert_int_eq(pipe(link), 0);
+	outlive_link = link[1];
+	in_child(fn);
+	close(link[1]);
+	ck_assert_int_eq(read(link[0], &n, sizeof(n)), sizeof(n));
+	/* 30 periods in 300 ms: a timer that stopped with its first holder gives 0. */
+	ck_assert_msg(n >= 15 && n <= 36, "%llu expirations", (unsigned long long)n);
+	close(link[0]);
+}
+
+START_TEST(a_childs_timer_fires_on_after_its_parent_exits)
+{
+	timer_fires_for_the_survivor(outlive_once);
+}
+END_TEST
+
+START_TEST(a_daemons_timer_fires_on_after_both_its_parents_exit)
+{
+	timer_fires_for_the_survivor(outlive_twice);
+}
+END_TEST
+
+START_TEST(a_successful_call_leaves_errno_alone)
+{
+	struct itimerspec its = its_ns(NS_PER_S, 0), cur;
+	int fd;
+
+	errno = 1234;
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(errno, 1234);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, &cur), 0);
+	ck_assert_int_eq(errno, 1234);
+	ck_assert_int_eq(timerfd_gettime(fd, &cur), 0);
+	ck_assert_int_eq(errno, 1234);
+	/* Also with expirations pending, which settime drops. */
+	its = its_ns(1, 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	sleep_ns(5 * NS_PER_MS);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	ck_assert_int_eq(errno, 1234);
+	close(fd);
+}
+END_TEST
+
+TCase *
+tcase_processes(void)
+{
+	TCase *tc = tcase_create("processes");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, settime_and_gettime_work_from_a_signal_handler);
+	tcase_add_test(tc, a_thread_cancelled_inside_the_calls_leaves_the_others_working);
+	tcase_add_test(tc, a_programs_own_prepare_handler_may_call_the_api);
+	tcase_add_test(tc, timers_work_after_the_main_thread_exits);
+	tcase_add_test(tc, closing_a_timer_at_the_descriptor_limit_makes_room_at_once);
+	tcase_add_test(tc, parent_and_child_reading_one_timer_count_each_expiration_once);
+	tcase_add_test(tc, a_childs_timer_fires_on_after_its_parent_exits);
+	tcase_add_test(tc, a_daemons_timer_fires_on_after_both_its_parents_exit);
+	tcase_add_test(tc, a_successful_call_leaves_errno_alone);
+	return tc;
+}
