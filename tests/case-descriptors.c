@@ -25,6 +25,10 @@
 #include "helpers.h"
 #include "suite.h"
 
+#ifndef TFD_IOC_SET_TICKS /* the C library's header, in the preload build of the suite */
+#define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
+#endif
+
 /* Descriptors open in this process, as a harness counts them. */
 static int
 open_fds(void)

@@ -5,7 +5,8 @@
  * says so and forces the emulation with LIBTIMERFD_BACKEND=emulation instead.
  * With --no-create-flags it simulates a kernel before 2.6.27 instead: timerfd_create with
  * nonzero flags fails with EINVAL (and the program fails if seccomp is unavailable).
- * Usage: enosys-launcher [--no-create-flags] PROGRAM [ARGS...]
+ * With --no-unshare, unshare(2) also fails with EPERM, as in strict sandboxes.
+ * Usage: enosys-launcher [--no-create-flags | --no-unshare] PROGRAM [ARGS...]
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "syscall-numbers.h"
@@ -76,8 +78,9 @@ install_old_kernel_filter(void)
 #endif
 }
 
+/* ENOSYS for timerfd; with @no_unshare, EPERM for unshare(2) too (a strict sandbox's profile). */
 static int
-install_filter(void)
+install_filter(int no_unshare)
 {
 #ifdef AUDIT_ARCH_SELF
 	struct sock_filter filter[] = {
@@ -92,6 +95,8 @@ install_filter(void)
 		ENOSYS_FOR(TFD_NR_settime64),
 		ENOSYS_FOR(TFD_NR_gettime64),
 #endif
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, no_unshare ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
@@ -117,11 +122,25 @@ main(int argc, char **argv)
 		perror(argv[2]);
 		return 127;
 	}
+	if (argc > 2 && strcmp(argv[1], "--no-unshare") == 0) {
+		err = install_filter(1);
+		if (err) {
+			printf("enosys-launcher: no seccomp filter: %s\n", strerror(-err));
+			return 77;
+		}
+		printf("enosys-launcher: seccomp filter installed: timerfd syscalls answer ENOSYS, "
+		       "unshare EPERM\n");
+		fflush(stdout);
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [--no-create-flags] PROGRAM [ARGS...]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--no-create-flags | --no-unshare] PROGRAM [ARGS...]\n",
+			argv[0]);
 		return 2;
 	}
-	err = install_filter();
+	err = install_filter(0);
 	if (err == 0) {
 		printf("enosys-launcher: seccomp filter installed: timerfd syscalls answer ENOSYS\n");
 	} else {

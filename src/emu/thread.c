@@ -64,7 +64,9 @@ static int64_t thread_wakes_at = INT64_MAX;
 /* CLOCK_MONOTONIC ns the thread lets go of the read ends it keeps (INT64_MAX: none kept). */
 static int64_t let_go_at = INT64_MAX;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static struct tfd_guard fork_guard;
+/* The forking thread's: threads may fork at once (one waits in before_fork() for the lock). */
+static _Thread_local struct tfd_guard fork_guard;
+static _Thread_local bool fork_locked; /* before_fork() took the lock */
 
 int64_t
 __tfd_base_now(enum tfd_base base)
@@ -510,14 +512,15 @@ __tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid)
 static void
 before_fork(void)
 {
-	if (__tfd_shared_ready())
+	fork_locked = __tfd_shared_ready();
+	if (fork_locked)
 		__tfd_lock(&fork_guard);
 }
 
 static void
 after_fork_parent(void)
 {
-	if (__tfd_shared_ready())
+	if (fork_locked)
 		__tfd_unlock(&fork_guard);
 }
 
@@ -552,7 +555,7 @@ static void init_conds(void);
 static void
 after_fork_child(void)
 {
-	if (!__tfd_shared_ready())
+	if (!fork_locked)
 		return;
 	own_pid = getpid();
 	thread_pid = 0;
