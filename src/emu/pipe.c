@@ -39,17 +39,18 @@ __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino)
 }
 
 int
+__tfd_pipe_thread_init(void)
+{
+	/* A thread of its own after fork(): the parent's thread's descriptors are not here. */
+	thread_fd_dir = open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return thread_fd_dir < 0 ? -ENOSYS : 0;
+}
+
+int
 __tfd_pipe_make(int *r, int *w, uint64_t *dev, uint64_t *ino)
 {
 	int p[2];
 	struct stat st;
-
-	if (thread_fd_dir < 0) {
-		thread_fd_dir = open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (thread_fd_dir < 0)
-			return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno
-										     : -ENOSYS;
-	}
 	/*
 	 * Non-blocking: the thread never waits on a pipe; the program's end gets
 	 * its own flags.  Packets (O_DIRECT, Linux 3.4): a read returns one

@@ -364,7 +364,9 @@ own_table(void)
 done:
 #endif
 	epfd = epoll_create1(EPOLL_CLOEXEC);
-	return epfd < 0 ? -ENOMEM : 0;
+	if (epfd < 0)
+		return -ENOMEM;
+	return __tfd_pipe_thread_init();
 }
 
 static void *

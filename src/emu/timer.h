@@ -100,6 +100,8 @@ void __tfd_registry_each(void (*fn)(struct tfd_emu_timer *));
 /* --- pipe.c: how a timer's descriptor is made, recognised and fed ------------------ */
 /* The inode of @fd if it is the read end of a pipe, else 0; -EBADF if not open. */
 long __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino);
+/* Thread, once its table is its own: 0, or -ENOSYS without /proc. */
+int __tfd_pipe_thread_init(void);
 /* Thread: a new pipe in the thread's table: read end, write end, inode. */
 int __tfd_pipe_make(int *r, int *w, uint64_t *dev, uint64_t *ino);
 /* Caller: the program's own read end of the pipe whose read end @r sits in @tid's table. */
