@@ -4,7 +4,8 @@
  * (interleaved, medians), expiry latency of the emulation against the kernel, the cost of
  * arming with many emulated timers live, the timer thread's CPU time and the memory per
  * emulated timer.  Prints a table and writes CSV (bench/results.csv by default).
- * Usage: timerfd-bench [--quick] [--csv FILE] [--latency-data FILE] | --instruction-loops
+ * Usage: timerfd-bench [--quick] [--csv FILE] [--latency-data FILE] | --instruction-loops |
+ *        --syscall-loop settime|expire-read|expire-unread
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -255,28 +257,118 @@ bench_scaling(int quick)
 	}
 }
 
-static void
-bench_thread_cpu(int ntimers, int seconds)
+/* 1,000 periodic 10 ms timers (100,000 expirations a second) for @seconds: the CPU time of
+ * every thread but the main one (the timer thread's), in ns per expiration.  With @read,
+ * the main thread reads each timer as it becomes readable (epoll), as a program does. */
+static int64_t last_expirations;
+
+static double
+thread_cpu_per_expiration(int ntimers, int seconds, int read_them)
 {
-	int *fds = calloc((size_t)ntimers, sizeof(int));
+	int *fds = calloc((size_t)ntimers, sizeof(int)), ep = epoll_create1(EPOLL_CLOEXEC);
 	struct itimerspec its = { .it_value = { 0, 10000000 }, .it_interval = { 0, 10000000 } };
-	int64_t cpu0, cpu1;
-	struct timespec wait = { seconds, 0 };
+	int64_t cpu0, main0, end, expirations = 0;
+	uint64_t n;
 
 	for (int i = 0; i < ntimers; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
 		fds[i] = (int)__tfd_emu_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev);
 		its.it_value.tv_nsec = 1000000 + (long)(i % 10) * 1000000;
 		__tfd_emu_settime_its(fds[i], 0, &its, NULL);
 	}
 	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	nanosleep(&wait, NULL);
-	cpu1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	printf("3c. timer thread CPU with %d periodic 10 ms timers for %d s\n", ntimers, seconds);
-	report("thread-cpu", "cpu time per second of wall time", (double)(cpu1 - cpu0) / 1e6 / seconds,
-	       0, "ms/s");
-	for (int i = 0; i < ntimers; i++)
+	main0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	end = now_ns(CLOCK_MONOTONIC) + (int64_t)seconds * 1000000000LL;
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		struct epoll_event ev[64];
+		int k;
+
+		if (!read_them) {
+			struct timespec rest = { 0, 50000000 };
+
+			nanosleep(&rest, NULL);
+			continue;
+		}
+		k = epoll_wait(ep, ev, 64, 10);
+		for (int i = 0; i < k; i++)
+			if (read(fds[ev[i].data.u32], &n, sizeof(n)) == sizeof(n))
+				expirations += (int64_t)n;
+	}
+	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0 - (now_ns(CLOCK_THREAD_CPUTIME_ID) - main0);
+	for (int i = 0; i < ntimers; i++) {
+		if (!read_them && read(fds[i], &n, sizeof(n)) == sizeof(n))
+			expirations += (int64_t)n;
 		close(fds[i]);
+	}
+	close(ep);
 	free(fds);
+	last_expirations = expirations;
+	return expirations ? (double)cpu0 / (double)expirations : 0;
+}
+
+static void
+bench_thread_cpu(int ntimers, int seconds)
+{
+	double unread = thread_cpu_per_expiration(ntimers, seconds, 0);
+	double read_ = thread_cpu_per_expiration(ntimers, seconds, 1);
+
+	printf("3c. timer thread CPU per expiration, %d periodic 10 ms timers for %d s (ns)\n",
+	       ntimers, seconds);
+	printf("  %-34s %10.1f ns\n", "timers read as they fire (epoll)", read_);
+	printf("  %-34s %10.1f ns\n", "timers never read", unread);
+	fprintf(csv, "thread-cpu,per expiration (read),%.1f,0,ns\n", read_);
+	fprintf(csv, "thread-cpu,per expiration (unread),%.1f,0,ns\n", unread);
+}
+
+/* An emulated settime against the kernel's, interleaved: ns per call, medians of @rounds. */
+static void
+bench_emulated_settime(int rounds)
+{
+	double *e = calloc((size_t)rounds, sizeof(double)), *k = calloc((size_t)rounds, sizeof(double));
+	int efd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0), kfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec far = { .it_value = { 3600, 0 } };
+
+	for (int r = 0; r < rounds; r++) {
+		int64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+		for (int i = 0; i < 1000; i++)
+			__tfd_emu_settime_its(efd, 0, &far, NULL);
+		e[r] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1000;
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (int i = 0; i < 1000; i++)
+			timerfd_settime(kfd, 0, &far, NULL);
+		k[r] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1000;
+	}
+	printf("3e. settime of an armed timer, emulation against the kernel (ns per call)\n");
+	report("emulated-settime", "settime", percentile(e, (size_t)rounds, 0.5),
+	       percentile(k, (size_t)rounds, 0.5), "ns");
+	close(efd);
+	close(kfd);
+	free(e);
+	free(k);
+}
+
+/* Loops for bench/syscalls.sh, which counts their system calls with strace. */
+static int
+run_syscall_loop(const char *what)
+{
+	struct itimerspec far = { .it_value = { 3600, 0 } };
+
+	if (strcmp(what, "settime") == 0) {
+		int fd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+
+		for (int i = 0; i < 10000; i++)
+			__tfd_emu_settime_its(fd, 0, &far, NULL);
+		printf("10000 settime\n");
+		return 0;
+	}
+	/* "expire-read" or "expire-unread": 1,000 timers for 1 s; prints the expirations. */
+	printf("%.0f ns per expiration\n",
+	       thread_cpu_per_expiration(1000, 1, strcmp(what, "expire-read") == 0));
+	printf("%lld expirations\n", (long long)last_expirations);
+	return 0;
 }
 
 static void
@@ -371,6 +463,8 @@ main(int argc, char **argv)
 			latency_path = argv[++i];
 		else if (strcmp(argv[i], "--instruction-loops") == 0)
 			return run_instruction_loops();
+		else if (strcmp(argv[i], "--syscall-loop") == 0 && i + 1 < argc)
+			return run_syscall_loop(argv[i + 1]);
 		else {
 			printf("Usage: %s [--quick] [--csv FILE] [--latency-data FILE]\n", argv[0]);
 			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -389,6 +483,7 @@ main(int argc, char **argv)
 	bench_memory(1000);
 	bench_latency(quick ? 100 : 1000, latency_path);
 	bench_scaling(quick);
+	bench_emulated_settime(quick ? 11 : 51);
 	bench_thread_cpu(1000, quick ? 1 : 2);
 	fclose(csv);
 	printf("CSV written to %s\n", csv_path);

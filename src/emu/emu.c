@@ -217,7 +217,6 @@ __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
 	struct tfd_emu_timer *t;
 	struct tfd_guard g;
 	struct tfd_timer_state st;
-	int64_t now;
 
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
@@ -228,8 +227,9 @@ __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
 		 * Read, not changed: missed periods are the thread's to deliver, and
 		 * the value is the time to the next expiry after now.
 		 */
+		int64_t now = __tfd_base_now(t->slot->base);
+
 		st = t->slot->st;
-		now = __tfd_base_now(t->slot->base);
 		tfd_state_expire(&st, now);
 		tfd_state_get(&st, now, curr_value);
 	}

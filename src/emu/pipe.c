@@ -130,7 +130,6 @@ int
 __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 {
 	uint64_t count = 0;
-	char name[16];
 	int queued;
 
 	/*
@@ -141,6 +140,8 @@ __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 	 * while it is open a close by the program leaves a reader behind.
 	 */
 	if (t->h < 0 && ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0) {
+		char name[16];
+
 		snprintf(name, sizeof(name), "%d", t->w);
 		t->h = openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	}

@@ -29,8 +29,11 @@
 #define CLOCK_CHECK_NS 100000000LL
 /* How long the thread keeps a read end of a pipe whose count piles up unread (pipe.c). */
 #define KEEP_NS 1000000000LL
-/* Pipes made ahead, so that timerfd_create() rarely waits for the thread. */
-#define SPARES 2
+/*
+ * Pipes made ahead, so that timerfd_create() rarely waits for the thread.
+ * One: the thread's table has the program's RLIMIT_NOFILE too.
+ */
+#define SPARES 1
 /* The last instant a struct timespec holds, in ns: 2^31 - 1 s where time_t has 32 bits. */
 static const int64_t timespec_max_ns =
 	sizeof(time_t) < 8 ? (int64_t)INT32_MAX * TFD_NS_PER_S : INT64_MAX;
@@ -228,21 +231,12 @@ let_go_one(struct tfd_emu_timer *t)
 	__tfd_pipe_let_go(t);
 }
 
-/* Thread: what callers and fork left to do, pipes made ahead, pipes gone. */
+/* Thread: what callers and fork left to do, pipes gone, pipes made ahead. */
 static void
 tend(void)
 {
 	while (nto_close)
 		close(to_close[--nto_close]);
-	while (nspares < SPARES && !spare_err) {
-		int err = __tfd_pipe_make(&spares[nspares].r, &spares[nspares].w,
-					  &spares[nspares].dev, &spares[nspares].ino);
-		if (err)
-			spare_err = err;
-		else
-			nspares++;
-		pthread_cond_broadcast(&ready);
-	}
 	while (todo_head) {
 		struct tfd_emu_timer *t = todo_head;
 
@@ -266,8 +260,18 @@ tend(void)
 		let_go_at = INT64_MAX;
 		harvest_due = true;
 	}
+	/* Before making pipes: at RLIMIT_NOFILE a closed timer's write end makes the room. */
 	if (harvest_due)
 		harvest();
+	while (nspares < SPARES && !spare_err) {
+		int err = __tfd_pipe_make(&spares[nspares].r, &spares[nspares].w,
+					  &spares[nspares].dev, &spares[nspares].ino);
+		if (err)
+			spare_err = err;
+		else
+			nspares++;
+		pthread_cond_broadcast(&ready);
+	}
 }
 
 /* Handles a clock step for cancel-on-set timers: the next settime reports ECANCELED. */
@@ -459,11 +463,10 @@ start_thread(void)
 int
 __tfd_thread_ensure(void)
 {
-	int err;
-
 	__tfd_emu_pid(); /* initialises this file's state once */
 	if (thread_pid != own_pid) {
-		err = start_thread();
+		int err = start_thread();
+
 		if (err)
 			return err;
 	}
@@ -479,12 +482,16 @@ __tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid)
 
 	if (err)
 		return err;
-	while (!nspares) {
+	for (int tries = 0; !nspares; ) {
 		if (spare_err) {
 			err = spare_err;
-			spare_err = 0; /* the next create tries again */
-			pthread_cond_signal(&wake);
-			return err;
+			spare_err = 0;
+			/* Once more after the thread let go of what closed timers held. */
+			if (tries++) {
+				pthread_cond_signal(&wake);
+				return err;
+			}
+			let_go_at = 0;
 		}
 		pthread_cond_signal(&wake);
 		wait_on(&ready, NULL);
