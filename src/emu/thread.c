@@ -564,9 +564,10 @@ static void init_conds(void);
 static void
 after_fork_child(void)
 {
+	if (own_pid)
+		own_pid = getpid();
 	if (!fork_locked)
 		return;
-	own_pid = getpid();
 	thread_pid = 0;
 	thread_ready = false;
 	thread_err = 0;
