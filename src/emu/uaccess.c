@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -16,54 +15,31 @@
  * The kernel's copy_from_user()/copy_to_user() give EFAULT for memory the
  * process may not touch.  process_vm_readv/writev on ourselves do the same
  * checks.  Where they are missing or forbidden (qemu-user, some sandboxes),
- * let the kernel try the memory through a pipe of ours instead: write()
- * from the source proves it readable, read() into the destination proves
- * it writable.  Only the verdict is used, never the pipe's bytes, so a
- * forked child sharing the pipe cannot confuse it.  Without even a pipe,
- * a plain copy remains, which a bad pointer crashes.
+ * let the kernel try the memory through a pipe made for the purpose:
+ * write() from the source proves it readable, read() into the destination
+ * proves it writable.  The pipe lives only for the call: a descriptor kept
+ * in the program's table could be closed and its number reused by the
+ * program.  Without even a pipe (no descriptor left), a plain copy remains,
+ * which a bad pointer crashes.
  */
 static int process_vm_missing;
-static int probe_pipe[2] = { -1, -1 };
-static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-
-/* A child forked while another thread held the lock must not inherit it held. */
-static void
-probe_after_fork_child(void)
-{
-	pthread_mutex_init(&probe_lock, NULL);
-}
-
-static void
-probe_register_atfork(void)
-{
-	pthread_atfork(NULL, NULL, probe_after_fork_child);
-}
 
 /* 0 if the kernel could read @src (to_user = 0) or write @dst (to_user = 1), else -EFAULT. */
 static long
 probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
 {
 	char scratch[64] = { 0 }; /* written to the pipe when probing a destination */
+	int p[2];
 	long r = 0;
 
-	if (n > sizeof(scratch))
+	if (n > sizeof(scratch) || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return 0;
-	pthread_once(&probe_once, probe_register_atfork);
-	pthread_mutex_lock(&probe_lock);
-	if (probe_pipe[0] < 0 && pipe2(probe_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		pthread_mutex_unlock(&probe_lock);
-		return 0;
-	}
-	if (write(probe_pipe[1], to_user ? scratch : src, n) < 0)
+	if (write(p[1], to_user ? scratch : src, n) < 0)
 		r = errno == EFAULT ? -EFAULT : 0;
-	if (r == 0 && read(probe_pipe[0], to_user ? dst : scratch, n) < 0) {
+	if (r == 0 && read(p[0], to_user ? dst : scratch, n) < 0)
 		r = errno == EFAULT ? -EFAULT : 0;
-		while (read(probe_pipe[0], scratch, n) > 0)
-			;
-	}
-	pthread_mutex_unlock(&probe_lock);
+	close(p[0]);
+	close(p[1]);
 	return r;
 }
 
