@@ -97,17 +97,6 @@ pointer(enum bad_ptr kind, void *ok)
 }
 
 
-/*
- * Whether qemu-user runs this program (make check-cross passes it as TEST_RUNNER): its own
- * code stands in for the kernel's, and answers a few rows otherwise (their qemu_differs).
- */
-static bool
-under_qemu(void)
-{
-	const char *runner = getenv("TEST_RUNNER");
-
-	return runner != NULL && strstr(runner, "qemu") != NULL;
-}
 
 /* The read-only page holds a valid one-second value, for the row "read-only new value". */
 static void

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -113,4 +115,12 @@ timer_is_emulated(int fd)
 		kernel_timer |= strncmp(line, "clockid:", 8) == 0;
 	fclose(f);
 	return !kernel_timer;
+}
+
+bool
+under_qemu(void)
+{
+	const char *runner = getenv("TEST_RUNNER");
+
+	return runner != NULL && strstr(runner, "qemu") != NULL;
 }

@@ -38,6 +38,8 @@ int set_nonblock(int fd);
 int closed_fd(void);
 /* Whether the timer @fd is served by the emulation (the kernel's fdinfo of a timerfd has its clockid). */
 bool timer_is_emulated(int fd);
+/* Whether the tests run under qemu-user (make check-cross names it in TEST_RUNNER). */
+bool under_qemu(void);
 /* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
 int expired_timer(clockid_t clock, int flags);
 
