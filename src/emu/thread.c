@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +68,9 @@ static int64_t thread_wakes_at = INT64_MAX;
 /* CLOCK_MONOTONIC ns the thread lets go of the read ends it keeps (INT64_MAX: none kept). */
 static int64_t let_go_at = INT64_MAX;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* A child's fork() returns once its thread holds write ends of the inherited timers. */
+static sem_t adopted;
+static bool adopt_wait;
 /* The forking thread's: threads may fork at once (one waits in before_fork() for the lock). */
 static _Thread_local struct tfd_guard fork_guard;
 static _Thread_local bool fork_locked; /* before_fork() took the lock */
@@ -388,6 +392,10 @@ thread_main(void *arg)
 	if (err) {
 		thread_err = err;
 		pthread_cond_broadcast(&ready);
+		if (adopt_wait) {
+			adopt_wait = false;
+			sem_post(&adopted);
+		}
 		__tfd_unlock(&g);
 		return NULL;
 	}
@@ -399,6 +407,10 @@ thread_main(void *arg)
 		struct timespec until;
 
 		tend();
+		if (adopt_wait) {
+			adopt_wait = false;
+			sem_post(&adopted);
+		}
 		check_clock_set();
 		for (int b = 0; b < TFD_NBASES; b++) {
 			int64_t next = run_queue((enum tfd_base)b);
@@ -581,8 +593,19 @@ after_fork_child(void)
 		queues[b].n = 0;
 	init_conds();
 	__tfd_registry_each(forget_thread);
-	if (todo_head)
-		start_thread(); /* signals are still blocked by before_fork() */
+	/*
+	 * Wait for the write ends: a parent that exits as soon as fork() returns
+	 * (daemon()) takes its own with it, and until the child has some, a read
+	 * of the timer would find the pipe without a writer (end-of-file).  The
+	 * thread gets the lock once the parent's fork handler lets go of it.
+	 */
+	if (todo_head) {
+		sem_init(&adopted, 0, 0);
+		adopt_wait = true;
+		if (start_thread() == 0) /* signals are still blocked by before_fork() */
+			while (sem_wait(&adopted) < 0 && errno == EINTR)
+				;
+	}
 	pthread_sigmask(SIG_SETMASK, &fork_guard.mask, NULL);
 	pthread_setcancelstate(fork_guard.cancel, NULL);
 }
