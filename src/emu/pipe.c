@@ -22,6 +22,8 @@
 static uint64_t pipefs_dev;
 /* The thread's /proc/thread-self/fd, for reopening its own write ends as read ends. */
 static int thread_fd_dir = -1;
+/* Pipes hold one packet (F_SETPIPE_SZ, Linux 2.6.35): a write finds out whether it was read. */
+static bool one_packet = true;
 
 long
 __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino)
@@ -60,6 +62,9 @@ __tfd_pipe_make(int *r, int *w, uint64_t *dev, uint64_t *ino)
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK | O_DIRECT) < 0 &&
 	    (errno != EINVAL || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0))
 		return -errno;
+	/* One page: room for one packet, so that a write fails (EAGAIN) while a count waits. */
+	if (one_packet && fcntl(p[1], F_SETPIPE_SZ, 4096) < 0)
+		one_packet = false;
 	if (fstat(p[1], &st) < 0) {
 		int err = -errno;
 
@@ -126,29 +131,48 @@ __tfd_pipe_open_writer(struct tfd_emu_timer *t)
 	return fd;
 }
 
+/* Thread: opens a read end of @t's pipe from its write end, if it has none. */
+static void
+keep_read_end(struct tfd_emu_timer *t)
+{
+	char name[16];
+
+	if (t->h >= 0)
+		return;
+	snprintf(name, sizeof(name), "%d", t->w);
+	t->h = openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
 int
 __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 {
 	uint64_t count = 0;
 	int queued;
 
+	t->slot->maybe_counted = true;
 	/*
-	 * Take the count out first (the program may read it meanwhile: then it
-	 * has it and we add to nothing), then put the sum in.  A read end is
-	 * opened for that only when a count is waiting, and kept while they
-	 * pile up unread; the thread lets go of it within a second, because
-	 * while it is open a close by the program leaves a reader behind.
+	 * A pipe of one packet (__tfd_pipe_make()) takes a write only when the
+	 * program has read the last count: then one write is the whole delivery.
 	 */
-	if (t->h < 0 && ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%d", t->w);
-		t->h = openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (one_packet && !t->piled) {
+		if (write(t->w, &n, sizeof(n)) == sizeof(n))
+			return 0;
+		if (errno == EPIPE)
+			return -EPIPE;
 	}
+	/*
+	 * A count waits: take it out (the program may read it meanwhile: then it
+	 * has it and we add to nothing), then put the sum in.  The read end for
+	 * that is kept while counts pile up unread; the thread lets go of it
+	 * within a second, because while it is open a close by the program
+	 * leaves a reader behind.
+	 */
+	if (one_packet || (ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0))
+		keep_read_end(t);
 	if (t->h >= 0 && read(t->h, &count, sizeof(count)) != sizeof(count))
 		count = 0;
+	t->piled = count != 0;
 	count = count + n < count ? UINT64_MAX : count + n;
-	t->slot->maybe_counted = true;
 	if (write(t->w, &count, sizeof(count)) == sizeof(count))
 		return 0;
 	return errno == EPIPE ? -EPIPE : 0;

@@ -55,6 +55,7 @@ struct tfd_emu_timer {
 	bool on_todo;       /* in the thread's list */
 	bool watched;       /* w is in the thread's epoll set */
 	bool dead;          /* to be reaped by the thread */
+	bool piled;         /* the last delivery found the count before it unread */
 };
 
 /* --- shared.c: the shared slots and the one lock, taken with signals blocked -------- */
