@@ -242,6 +242,56 @@ START_TEST(closing_a_timer_at_the_descriptor_limit_makes_room_at_once)
 }
 END_TEST
 
+/* --- memory: RLIMIT_AS ---------------------------------------------------------------- */
+
+/* This process's address space in bytes (/proc/self/statm's first field, in pages). */
+static rlim_t
+address_space(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	child_assert(f != NULL && fscanf(f, "%lu", &pages) == 1);
+	fclose(f);
+	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+}
+
+static void
+run_out_of_memory(void)
+{
+	struct rlimit rl, fds;
+	struct itimerspec its = its_ns(NS_PER_MS, 0);
+	uint64_t ticks = 0;
+	int first, fd, n = 0;
+
+	/* No room for anything new before the first timer: a thread, its stack, the slots. */
+	child_assert(getrlimit(RLIMIT_AS, &rl) == 0 && getrlimit(RLIMIT_NOFILE, &fds) == 0);
+	rl.rlim_cur = address_space() + 256 * 1024;
+	child_assert(setrlimit(RLIMIT_AS, &rl) == 0);
+	first = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(first >= 0 || errno == ENOMEM);
+	rl.rlim_cur = RLIM_INFINITY;
+	child_assert(setrlimit(RLIMIT_AS, &rl) == 0);
+	if (first < 0)
+		first = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(first >= 0);
+	/* Then timers until memory (or descriptors) run out: the kernel's errno, the rest intact. */
+	rl.rlim_cur = address_space() + 256 * 1024;
+	child_assert(setrlimit(RLIMIT_AS, &rl) == 0);
+	while ((fd = timerfd_create(CLOCK_MONOTONIC, 0)) >= 0 && n < 100000)
+		n++;
+	child_assert(fd < 0 && (errno == ENOMEM || errno == EMFILE || errno == ENFILE));
+	child_assert(timerfd_settime(first, 0, &its, NULL) == 0);
+	child_assert(read_ticks(first, &ticks) == 0 && ticks == 1);
+	(void)fds;
+}
+
+START_TEST(running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing)
+{
+	in_child(run_out_of_memory);
+}
+END_TEST
+
 /* --- fork: one timer for parent and child --------------------------------------------- */
 
 /* Reads @fd (non-blocking) for @ns; the expirations seen, and in *@periods how many 10 ms
@@ -409,6 +459,7 @@ tcase_processes(void)
 	tcase_add_test(tc, a_programs_own_prepare_handler_may_call_the_api);
 	tcase_add_test(tc, timers_work_after_the_main_thread_exits);
 	tcase_add_test(tc, closing_a_timer_at_the_descriptor_limit_makes_room_at_once);
+	tcase_add_test(tc, running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing);
 	tcase_add_test(tc, parent_and_child_reading_one_timer_count_each_expiration_once);
 	tcase_add_test(tc, a_childs_timer_fires_on_after_its_parent_exits);
 	tcase_add_test(tc, a_daemons_timer_fires_on_after_both_its_parents_exit);

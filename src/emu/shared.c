@@ -24,7 +24,6 @@ struct tfd_shared {
 };
 
 static struct tfd_shared *shared;
-static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
 
 /*
  * Robust: a process that dies holding the lock (killed inside a call) does
@@ -36,11 +35,12 @@ static void
 shared_map(void)
 {
 	pthread_mutexattr_t attr;
+	struct tfd_shared *none = NULL;
 	void *p = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (p == MAP_FAILED)
-		return;
+		return; /* ENOMEM this time; the next create tries again */
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
@@ -50,14 +50,18 @@ shared_map(void)
 		pthread_mutex_init(&((struct tfd_shared *)p)->lock, &attr);
 	}
 	pthread_mutexattr_destroy(&attr);
-	__atomic_store_n(&shared, (struct tfd_shared *)p, __ATOMIC_RELEASE);
+	/* Threads may race to make the first timer: one mapping wins. */
+	if (!__atomic_compare_exchange_n(&shared, &none, (struct tfd_shared *)p, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		munmap(p, sizeof(*shared));
 }
 
 int
 __tfd_shared_init(void)
 {
-	pthread_once(&shared_once, shared_map);
-	return shared ? 0 : -ENOMEM;
+	if (!__tfd_shared_ready())
+		shared_map();
+	return __tfd_shared_ready() ? 0 : -ENOMEM;
 }
 
 bool

@@ -513,8 +513,18 @@ __tfd_thread_ensure(void)
 		if (err)
 			return err;
 	}
-	while (!thread_ready && !thread_err)
+	while (!thread_ready && !thread_err) {
+		int err;
+
 		wait_on(&ready, NULL);
+		err = thread_err;
+		/* Out of memory this time: the next call starts another; no own table: never. */
+		if (err && err != -ENOSYS) {
+			thread_pid = 0;
+			thread_err = 0;
+			return err;
+		}
+	}
 	return thread_err;
 }
 
