@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -24,6 +26,8 @@
 
 #include "helpers.h"
 #include "suite.h"
+
+extern char **environ;
 
 #ifndef TFD_IOC_SET_TICKS /* the C library's header, in the preload build of the suite */
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
@@ -267,6 +271,52 @@ START_TEST(closing_every_descriptor_with_timers_armed_leaves_new_files_untouched
 }
 END_TEST
 
+/* How many descriptors a program started now with posix_spawn() finds open. */
+static int
+spawned_program_descriptors(void)
+{
+	char *argv[] = { "sh", "-c", "n=0; for f in /proc/self/fd/*; do n=$((n+1)); done; exit $n",
+			 NULL };
+	pid_t pid;
+	int status;
+
+	ck_assert_int_eq(posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static volatile int spawning;
+
+static void *
+make_cloexec_timers(void *arg)
+{
+	struct itimerspec its = its_ns(NS_PER_S, 0);
+
+	(void)arg;
+	while (spawning) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+		timerfd_settime(fd, 0, &its, NULL);
+		close(fd);
+	}
+	return NULL;
+}
+
+START_TEST(cloexec_timers_made_meanwhile_never_reach_a_spawned_program)
+{
+	int baseline = spawned_program_descriptors();
+	pthread_t t;
+
+	spawning = 1;
+	ck_assert_int_eq(pthread_create(&t, NULL, make_cloexec_timers, NULL), 0);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(spawned_program_descriptors(), baseline);
+	spawning = 0;
+	pthread_join(t, NULL);
+}
+END_TEST
+
 START_TEST(write_to_a_timer_fails_and_the_timer_goes_on)
 {
 	int fd = periodic_timer(2 * NS_PER_MS, 0);
@@ -334,6 +384,7 @@ tcase_descriptors(void)
 	tcase_add_test(tc, closing_every_inherited_descriptor_leaves_new_files_untouched);
 	tcase_add_test(tc, a_log_on_a_reused_stdio_number_is_never_written);
 	tcase_add_test(tc, closing_every_descriptor_with_timers_armed_leaves_new_files_untouched);
+	tcase_add_test(tc, cloexec_timers_made_meanwhile_never_reach_a_spawned_program);
 	tcase_add_test(tc, write_to_a_timer_fails_and_the_timer_goes_on);
 	tcase_add_test(tc, the_programs_file_status_flags_stay_its_own);
 	tcase_add_test(tc, set_ticks_ioctl_works_or_is_refused_with_enotty);
