@@ -19,7 +19,7 @@ enum bad_fd {
 	FD_INT_MAX,
 	FD_DEV_NULL,       /* open, but not a timerfd */
 	FD_PIPE,
-	FD_EVENTFD,        /* what the emulation's timers are made of, yet not a timer */
+	FD_EVENTFD,        /* a counter that polls like a timer, yet not one */
 };
 
 /* A pointer a row passes (settime's new and old value, gettime's, read's and write's buffer). */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Description: with an inline-asm stub the timerfd calls never go through syscall(2); with the generic path they do.
-# (The emulation's helpers, kcmp and capget, use syscall(2) on every arch: only the objects that make
+# (The emulation's helper capget uses syscall(2) on every arch: only the objects that make
 # the timerfd calls are inspected.)
 set -eu
 : "${CC:=cc}" "${NM:=nm}" "${top_srcdir:=.}" "${top_builddir:=.}"
