@@ -33,20 +33,6 @@ extern char **environ;
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
 #endif
 
-/* Descriptors open in this process, as a harness counts them. */
-static int
-open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_ne(d, NULL);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n - 3; /* ".", ".." and the directory's own descriptor */
-}
-
 /* A periodic timer firing every @ns from now. */
 static int
 periodic_timer(int64_t ns, int flags)
@@ -142,32 +128,6 @@ START_TEST(level_triggered_epollin_epollout_waits_for_the_expiry)
 	close(ep);
 }
 END_TEST
-
-/* Asserts in a forked child: the line number, reported through the exit status. */
-#define child_assert(cond)                                                           \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: child: %s\n", __FILE__, __LINE__, #cond); \
-			_exit(1);                                                    \
-		}                                                                    \
-	} while (0)
-
-/* Runs @fn in a child (its own process: it may close every descriptor) and checks it passed. */
-static void
-in_child(void (*fn)(void))
-{
-	int status;
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		alarm(20); /* a hang fails the case instead of stalling the suite */
-		fn();
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
-}
 
 /* A file of our own on @fd that must stay empty and open. */
 static void

@@ -25,30 +25,6 @@
 #include "helpers.h"
 #include "suite.h"
 
-#define child_assert(cond)                                                           \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: child: %s\n", __FILE__, __LINE__, #cond); \
-			_exit(1);                                                    \
-		}                                                                    \
-	} while (0)
-
-static void
-in_child(void (*fn)(void))
-{
-	int status;
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		alarm(20); /* a deadlock fails the case instead of stalling the suite */
-		fn();
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
-}
-
 /* --- signal handlers ---------------------------------------------------------------- */
 
 static int handler_timer = -1;

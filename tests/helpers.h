@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
@@ -20,6 +22,20 @@
 		ck_assert_msg(errno == (err), "%s: errno %d (%s), want %d (%s)", \
 			      #call, errno, strerror(errno), (err), strerror(err)); \
 	} while (0)
+
+/* Asserts in a child of in_child(): says which line failed and exits 1. */
+#define child_assert(cond)                                                                \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			fprintf(stderr, "%s:%d: child: %s\n", __FILE__, __LINE__, #cond); \
+			_exit(1);                                                         \
+		}                                                                         \
+	} while (0)
+/* Runs @fn in a child process of its own (which may close every descriptor, or hang: it
+ * gets 20 s) and asserts that it exited with 0. */
+void in_child(void (*fn)(void));
+/* Descriptors open in this process, as a test harness counts them. */
+int open_fds(void);
 
 /* Current time of a clock in nanoseconds. */
 int64_t now_ns(clockid_t clock);
