@@ -392,10 +392,10 @@ pace(void)
 {
 	static int64_t window_start;
 	static int wakes;
-	static bool busy;
 	int64_t now = __tfd_base_now(TFD_BASE_MONOTONIC);
 
 	if (now - window_start >= BUSY_WINDOW_NS) {
+		static bool busy;
 		bool was = busy;
 
 		busy = wakes > BUSY_WAKES;
