@@ -246,7 +246,7 @@ spawned_program_descriptors(void)
 	return WEXITSTATUS(status);
 }
 
-static volatile int spawning;
+static int spawning;
 
 static void *
 make_cloexec_timers(void *arg)
@@ -254,7 +254,7 @@ make_cloexec_timers(void *arg)
 	struct itimerspec its = its_ns(NS_PER_S, 0);
 
 	(void)arg;
-	while (spawning) {
+	while (__atomic_load_n(&spawning, __ATOMIC_RELAXED)) {
 		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 
 		timerfd_settime(fd, 0, &its, NULL);
@@ -274,11 +274,11 @@ START_TEST(cloexec_timers_made_meanwhile_never_reach_a_spawned_program)
 		return;
 	}
 	baseline = spawned_program_descriptors();
-	spawning = 1;
+	__atomic_store_n(&spawning, 1, __ATOMIC_RELAXED);
 	ck_assert_int_eq(pthread_create(&t, NULL, make_cloexec_timers, NULL), 0);
 	for (int i = 0; i < 40; i++)
 		ck_assert_int_eq(spawned_program_descriptors(), baseline);
-	spawning = 0;
+	__atomic_store_n(&spawning, 0, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 }
 END_TEST

@@ -220,6 +220,15 @@ END_TEST
 
 /* --- memory: RLIMIT_AS ---------------------------------------------------------------- */
 
+/* AddressSanitizer and ThreadSanitizer reserve terabytes of shadow: RLIMIT_AS stops them. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SHADOW_MEMORY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SHADOW_MEMORY 1
+#endif
+#endif
+
 /* This process's address space in bytes (/proc/self/statm's first field, in pages). */
 static rlim_t
 address_space(void)
@@ -271,6 +280,10 @@ START_TEST(running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing)
 		printf("running_out_of_memory...: not under valgrind (%s)\n", wrapper);
 		return;
 	}
+#ifdef SHADOW_MEMORY
+	printf("running_out_of_memory...: not under a sanitizer with shadow memory\n");
+	return;
+#endif
 	in_child(run_out_of_memory);
 }
 END_TEST

@@ -67,9 +67,13 @@ create_locked(struct tfd_emu_timer *t, clockid_t clockid, enum tfd_base base, in
 	t->slot = __tfd_slot_alloc();
 	if (!t->slot)
 		return -ENOMEM;
-	fd = __tfd_thread_take_pipe(&r, &t->w, &dev, &t->ino, &tid);
+	fd = __tfd_thread_take_pipe(&r, &t->w, &tid);
 	if (fd == 0)
 		fd = __tfd_pipe_open_reader(tid, r, flags);
+	if (fd >= 0 && __tfd_pipe_inode((int)fd, &dev, &t->ino) < 0) {
+		close((int)fd);
+		fd = -ENOMEM;
+	}
 	if (fd < 0) {
 		__tfd_slot_free(t->slot);
 		return fd;

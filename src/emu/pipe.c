@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "emu/sys.h"
 #include "emu/timer.h"
 
 /*
@@ -44,37 +45,42 @@ int
 __tfd_pipe_thread_init(void)
 {
 	/* A thread of its own after fork(): the parent's thread's descriptors are not here. */
-	thread_fd_dir = open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	thread_fd_dir = tfd_sys_openat(AT_FDCWD, "/proc/thread-self/fd",
+				       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return thread_fd_dir < 0 ? -ENOSYS : 0;
 }
 
 int
-__tfd_pipe_make(int *r, int *w, uint64_t *dev, uint64_t *ino)
+__tfd_pipe_make(int *r, int *w)
 {
 	int p[2];
-	struct stat st;
+
 	/*
 	 * Non-blocking: the thread never waits on a pipe; the program's end gets
 	 * its own flags.  Packets (O_DIRECT, Linux 3.4): a read returns one
 	 * count, and one shorter than 8 bytes drops the rest of it instead of
 	 * leaving bytes that the next read would take for a count.
 	 */
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK | O_DIRECT) < 0 &&
-	    (errno != EINVAL || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0))
+	if (tfd_sys_pipe2(p, O_CLOEXEC | O_NONBLOCK | O_DIRECT) < 0 &&
+	    (errno != EINVAL || tfd_sys_pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0))
 		return -errno;
 	/* One page: room for one packet, so that a write fails (EAGAIN) while a count waits. */
-	if (one_packet && fcntl(p[1], F_SETPIPE_SZ, 4096) < 0)
+	if (one_packet && tfd_sys_fcntl(p[1], F_SETPIPE_SZ, 4096) < 0)
 		one_packet = false;
-	if (fstat(p[1], &st) < 0) {
-		int err = -errno;
-
-		close(p[0]);
-		close(p[1]);
-		return err;
-	}
-	__atomic_store_n(&pipefs_dev, (uint64_t)st.st_dev, __ATOMIC_RELAXED);
 	*r = p[0];
 	*w = p[1];
+	return 0;
+}
+
+int
+__tfd_pipe_inode(int fd, uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -EBADF;
+	/* Every pipe lives on the one pipefs: the first one tells its device. */
+	__atomic_store_n(&pipefs_dev, (uint64_t)st.st_dev, __ATOMIC_RELAXED);
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
 	return 0;
@@ -119,13 +125,14 @@ __tfd_pipe_open_writer(struct tfd_emu_timer *t)
 	if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode) || (uint64_t)st.st_ino != t->ino ||
 	    (uint64_t)st.st_dev != t->slot->dev)
 		return -1;
-	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = tfd_sys_openat(AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	/* Packets as from __tfd_pipe_make(); open() refuses O_DIRECT on a FIFO, fcntl() takes it. */
-	fcntl(fd, F_SETFL, O_NONBLOCK | O_DIRECT);
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != t->ino) {
-		close(fd);
+	tfd_sys_fcntl(fd, F_SETFL, O_NONBLOCK | O_DIRECT);
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", fd);
+	if (stat(path, &st) < 0 || (uint64_t)st.st_ino != t->ino) {
+		tfd_sys_close(fd);
 		return -1;
 	}
 	return fd;
@@ -140,7 +147,7 @@ keep_read_end(struct tfd_emu_timer *t)
 	if (t->h >= 0)
 		return;
 	snprintf(name, sizeof(name), "%d", t->w);
-	t->h = openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	t->h = tfd_sys_openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
 int
@@ -155,7 +162,7 @@ __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 	 * program has read the last count: then one write is the whole delivery.
 	 */
 	if (one_packet && !t->piled) {
-		if (write(t->w, &n, sizeof(n)) == sizeof(n))
+		if (tfd_sys_write(t->w, &n, sizeof(n)) == sizeof(n))
 			return 0;
 		if (errno == EPIPE)
 			return -EPIPE;
@@ -167,13 +174,13 @@ __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 	 * within a second, because while it is open a close by the program
 	 * leaves a reader behind.
 	 */
-	if (one_packet || (ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0))
+	if (one_packet || (tfd_sys_ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0))
 		keep_read_end(t);
-	if (t->h >= 0 && read(t->h, &count, sizeof(count)) != sizeof(count))
+	if (t->h >= 0 && tfd_sys_read(t->h, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 	t->piled = count != 0;
 	count = count + n < count ? UINT64_MAX : count + n;
-	if (write(t->w, &count, sizeof(count)) == sizeof(count))
+	if (tfd_sys_write(t->w, &count, sizeof(count)) == sizeof(count))
 		return 0;
 	return errno == EPIPE ? -EPIPE : 0;
 }
@@ -182,7 +189,7 @@ void
 __tfd_pipe_let_go(struct tfd_emu_timer *t)
 {
 	if (t->h >= 0)
-		close(t->h);
+		tfd_sys_close(t->h);
 	t->h = -1;
 }
 

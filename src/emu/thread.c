@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emu/sys.h"
 #include "emu/timer.h"
 
 /*
@@ -63,7 +64,6 @@ static int thread_err; /* why this process cannot have the thread (-ENOSYS, ...)
 static int epfd = -1;  /* thread's table: every write end, for EPOLLERR once nobody reads */
 static struct {
 	int r, w;
-	uint64_t dev, ino;
 } spares[SPARES];
 static int nspares, spare_err;
 static int to_close[SPARES]; /* thread's table: read ends handed over to the program */
@@ -186,7 +186,7 @@ release(struct tfd_emu_timer *t)
 {
 	__tfd_pipe_let_go(t);
 	if (t->w >= 0)
-		close(t->w); /* also takes it out of the epoll set */
+		tfd_sys_close(t->w); /* also takes it out of the epoll set */
 	t->w = -1;
 	t->watched = false;
 	if (t->dead && !t->on_todo)
@@ -232,7 +232,7 @@ harvest(void)
 
 	harvest_due = false;
 	do {
-		n = epoll_wait(epfd, ev, 64, 0);
+		n = tfd_sys_epoll_wait(epfd, ev, 64, 0);
 		for (int i = 0; i < n; i++)
 			timer_gone(ev[i].data.ptr);
 	} while (n == 64);
@@ -249,7 +249,7 @@ static void
 tend(void)
 {
 	while (nto_close)
-		close(to_close[--nto_close]);
+		tfd_sys_close(to_close[--nto_close]);
 	while (todo_head) {
 		struct tfd_emu_timer *t = todo_head;
 
@@ -264,7 +264,7 @@ tend(void)
 		if (t->w >= 0 && !t->watched) {
 			struct epoll_event ev = { .events = 0, .data.ptr = t };
 
-			t->watched = epoll_ctl(epfd, EPOLL_CTL_ADD, t->w, &ev) == 0;
+			t->watched = tfd_sys_epoll_ctl(epfd, EPOLL_CTL_ADD, t->w, &ev) == 0;
 		}
 		__tfd_queue_update(t);
 	}
@@ -277,8 +277,7 @@ tend(void)
 	if (harvest_due)
 		harvest();
 	while (nspares < SPARES && !spare_err) {
-		int err = __tfd_pipe_make(&spares[nspares].r, &spares[nspares].w,
-					  &spares[nspares].dev, &spares[nspares].ino);
+		int err = __tfd_pipe_make(&spares[nspares].r, &spares[nspares].w);
 		if (err)
 			spare_err = err;
 		else
@@ -374,13 +373,13 @@ own_table(void)
 		long fd = strtol(e->d_name, &end, 10);
 
 		if (*end == '\0' && end != e->d_name && fd != dirfd(d))
-			close((int)fd);
+			tfd_sys_close((int)fd);
 	}
 	closedir(d);
 #ifdef SYS_close_range
 done:
 #endif
-	epfd = epoll_create1(EPOLL_CLOEXEC);
+	epfd = tfd_sys_epoll_create1(EPOLL_CLOEXEC);
 	if (epfd < 0)
 		return -ENOMEM;
 	return __tfd_pipe_thread_init();
@@ -529,7 +528,7 @@ __tfd_thread_ensure(void)
 }
 
 int
-__tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid)
+__tfd_thread_take_pipe(int *r, int *w, pid_t *tid)
 {
 	int err = __tfd_thread_ensure();
 
@@ -552,8 +551,6 @@ __tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid)
 	nspares--;
 	*r = spares[nspares].r;
 	*w = spares[nspares].w;
-	*dev = spares[nspares].dev;
-	*ino = spares[nspares].ino;
 	*tid = thread_tid;
 	/* The caller opens its own read end before it lets go of the lock; then this one goes. */
 	to_close[nto_close++] = *r;

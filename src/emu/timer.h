@@ -103,8 +103,10 @@ void __tfd_registry_each(void (*fn)(struct tfd_emu_timer *));
 long __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino);
 /* Thread, once its table is its own: 0, or -ENOSYS without /proc. */
 int __tfd_pipe_thread_init(void);
-/* Thread: a new pipe in the thread's table: read end, write end, inode. */
-int __tfd_pipe_make(int *r, int *w, uint64_t *dev, uint64_t *ino);
+/* Thread: a new pipe in the thread's table: its read end and write end. */
+int __tfd_pipe_make(int *r, int *w);
+/* Caller: the device and inode of the pipe behind the program's @fd, just opened. */
+int __tfd_pipe_inode(int fd, uint64_t *dev, uint64_t *ino);
 /* Caller: the program's own read end of the pipe whose read end @r sits in @tid's table. */
 long __tfd_pipe_open_reader(pid_t tid, int r, int flags);
 /* Thread: a write end of @t's pipe, reopened through the program's number t->rfd. */
@@ -123,8 +125,8 @@ int64_t __tfd_base_now(enum tfd_base base);
 int64_t __tfd_realtime_offset(void);
 /* Starts the thread if this process has none: 0, or -ENOMEM / -ENOSYS (no own table). */
 int __tfd_thread_ensure(void);
-/* A fresh pipe from the thread: 0 and its read end's path pieces, or -errno. */
-int __tfd_thread_take_pipe(int *r, int *w, uint64_t *dev, uint64_t *ino, pid_t *tid);
+/* A fresh pipe from the thread: 0, its ends in the thread's table and the thread's tid, or -errno. */
+int __tfd_thread_take_pipe(int *r, int *w, pid_t *tid);
 /* The thread's tid (valid once started). */
 pid_t __tfd_thread_tid(void);
 /* Hands a new record to the thread (its write end goes to the thread's epoll set). */
