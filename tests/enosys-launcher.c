@@ -101,6 +101,7 @@ install_filter(int no_unshare)
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
+	(void)no_unshare;
 	return -ENOTSUP;
 #endif
 }

@@ -20,7 +20,7 @@
  */
 
 /* Every pipe lives on one pseudo filesystem: its device tells a pipe from a named FIFO. */
-static uint64_t pipefs_dev;
+static unsigned long pipefs_dev; /* a word: 32-bit targets have no 64-bit atomics of their own */
 /* The thread's /proc/thread-self/fd, for reopening its own write ends as read ends. */
 static int thread_fd_dir = -1;
 /* Pipes hold one packet (F_SETPIPE_SZ, Linux 2.6.35): a write finds out whether it was read. */
@@ -34,7 +34,7 @@ __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino)
 	if (fstat(fd, &st) < 0)
 		return -EBADF;
 	if (!S_ISFIFO(st.st_mode) ||
-	    (uint64_t)st.st_dev != __atomic_load_n(&pipefs_dev, __ATOMIC_RELAXED))
+	    (unsigned long)st.st_dev != __atomic_load_n(&pipefs_dev, __ATOMIC_RELAXED))
 		return 0;
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
@@ -80,7 +80,7 @@ __tfd_pipe_inode(int fd, uint64_t *dev, uint64_t *ino)
 	if (fstat(fd, &st) < 0)
 		return -EBADF;
 	/* Every pipe lives on the one pipefs: the first one tells its device. */
-	__atomic_store_n(&pipefs_dev, (uint64_t)st.st_dev, __ATOMIC_RELAXED);
+	__atomic_store_n(&pipefs_dev, (unsigned long)st.st_dev, __ATOMIC_RELAXED);
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
 	return 0;
