@@ -640,9 +640,15 @@ after_fork_child(void)
 	if (todo_head) {
 		sem_init(&adopted, 0, 0);
 		adopt_wait = true;
-		if (start_thread() == 0) /* signals are still blocked by before_fork() */
-			while (sem_wait(&adopted) < 0 && errno == EINTR)
+		if (start_thread() == 0) { /* signals are still blocked by before_fork() */
+			/* Bounded: where a lock holder can die unnoticed (no robust futexes), go on. */
+			struct timespec until;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 2;
+			while (sem_timedwait(&adopted, &until) < 0 && errno == EINTR)
 				;
+		}
 	}
 	pthread_sigmask(SIG_SETMASK, &fork_guard.mask, NULL);
 	pthread_setcancelstate(fork_guard.cancel, NULL);
