@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: pins a documented limit (libtimerfd(7)): a program linked with libtimerfd that
+ * also has libtimerfd-preload.so preloaded holds two emulations, and a timer made by the
+ * preloaded copy is no timer to the linked one (EINVAL, as the kernel answers for a
+ * descriptor that is not a timerfd).  Usage: two-copies-test VERSION (the C library's
+ * version of timerfd_create, e.g. GLIBC_2.8), run with the preload library preloaded.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+typedef int (*create_fn)(clockid_t, int);
+
+int
+main(int argc, char **argv)
+{
+	struct itimerspec its = { .it_value = { 1, 0 } }, cur;
+	create_fn other_create;
+	int fd, mine, r;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s VERSION\n", argv[0]);
+		return 2;
+	}
+	/* The C library's name and version: the preloaded copy answers to it first. */
+	other_create = (create_fn)(uintptr_t)dlvsym(RTLD_DEFAULT, "timerfd_create", argv[1]);
+	if (!other_create) {
+		printf("no timerfd_create@%s\n", argv[1]);
+		return 1;
+	}
+	fd = other_create(CLOCK_MONOTONIC, 0);
+	mine = timerfd_create(CLOCK_MONOTONIC, 0);
+	if (fd < 0 || mine < 0) {
+		perror("timerfd_create");
+		return 1;
+	}
+	/* The linked copy serves its own timers... */
+	if (timerfd_settime(mine, 0, &its, NULL) != 0 || timerfd_gettime(mine, &cur) != 0) {
+		perror("own timer");
+		return 1;
+	}
+	/* ... and does not know the other copy's. */
+	errno = 0;
+	r = timerfd_settime(fd, 0, &its, NULL);
+	if (r != -1 || errno != EINVAL) {
+		printf("the other copy's timer: settime %d (%s), want -1 (EINVAL): if the copies "
+		       "share timers now, update libtimerfd(7) and this test\n", r, strerror(errno));
+		return 1;
+	}
+	printf("two copies: the linked one answers EINVAL for the preloaded one's timer, as documented\n");
+	return 0;
+}
