@@ -238,12 +238,6 @@ harvest(void)
 	} while (n == 64);
 }
 
-static void
-let_go_one(struct tfd_emu_timer *t)
-{
-	__tfd_pipe_let_go(t);
-}
-
 /* Thread: what callers and fork left to do, pipes gone, pipes made ahead. */
 static void
 tend(void)
@@ -268,8 +262,8 @@ tend(void)
 		}
 		__tfd_queue_update(t);
 	}
-	if (__tfd_base_now(TFD_BASE_MONOTONIC) >= let_go_at) {
-		__tfd_registry_each(let_go_one);
+	if (let_go_at != INT64_MAX && __tfd_base_now(TFD_BASE_MONOTONIC) >= let_go_at) {
+		__tfd_registry_each(__tfd_pipe_let_go);
 		let_go_at = INT64_MAX;
 		harvest_due = true;
 	}
