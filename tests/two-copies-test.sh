@@ -13,6 +13,12 @@ if [ -n "${TEST_RUNNER:-}" ]; then
 	echo "SKIP: LD_PRELOAD of a target library under $TEST_RUNNER is not what this checks"
 	exit 77
 fi
+# A sanitizer runtime's interceptors (--enable-sanitizers) forward each call, unversioned, to
+# the first definition in load order: the preloaded copy. Both copies then serve one name.
+if ${NM:-nm} -D "$top_builddir/tests/two-copies-test" | grep -q ' T __interceptor_timerfd_settime$'; then
+	echo "SKIP: a sanitizer's interceptor sends every timerfd_settime to the preloaded copy"
+	exit 77
+fi
 version=$(sed -n 's/^\([A-Z][A-Za-z0-9_.]*\) {$/\1/p' "$map" | head -n 1)
 # shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)
 LD_PRELOAD=$preload LIBTIMERFD_BACKEND=emulation exec ${TEST_WRAPPER:-} \
