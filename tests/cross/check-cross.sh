@@ -27,7 +27,7 @@ static_tests="$static_tests tests/syscall-numbers-match-kernel.sh"
 # One target: configure, build, test; writes its summary line to $root/<triplet>.result.
 run_target() {
 	local triplet=$1 mode=$2 qemu=$3 framework=$4 prefix=$5
-	local dir=$root/$triplet result=$root/$triplet.result extra=() p f s tests note
+	local dir=$root/$triplet result=$root/$triplet.result extra=() p f s tests note status
 	rm -rf "$dir" && mkdir -p "$dir"
 	[ "$framework" = minicheck ] && extra+=(--with-minicheck)
 	if ! command -v "$triplet-gcc" >/dev/null; then
@@ -55,9 +55,12 @@ run_target() {
 	fi
 	[ "$qemu" = - ] && qemu=
 	# qemu-user is slow: give every test case ten times Check's usual time.
+	status=0
 	(cd "$dir" && QEMU_LD_PREFIX=$prefix CK_TIMEOUT_MULTIPLIER=10 \
-		make -j2 check ${tests:+TESTS="$tests"} TEST_RUNNER="$qemu" >check.out 2>&1)
+		make -j2 check ${tests:+TESTS="$tests"} TEST_RUNNER="$qemu" >check.out 2>&1) || status=$?
 	read -r p f s < <("$srcdir/tests/count-results.sh" "$dir" "$expected" "$tests")
+	# make check failed without a failed test to show for it: its build did.
+	[ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	if [ "$f" -ne 0 ]; then
 		grep -h -E ':(F|E):|^FAIL|^ERROR' "$dir"/tests/*.log | head -n 20
 		grep -h -B2 -A2 -E 'error|Error' "$dir"/check.out | head -n 20

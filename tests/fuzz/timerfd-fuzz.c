@@ -232,8 +232,8 @@ check_its(const char *call, const struct itimerspec *its)
 	    its->it_interval.tv_sec < 0 || its->it_interval.tv_nsec < 0 ||
 	    its->it_interval.tv_nsec >= NS_PER_S)
 		finding("%s: impossible time %lld.%09ld interval %lld.%09ld", call,
-			(long long)its->it_value.tv_sec, its->it_value.tv_nsec,
-			(long long)its->it_interval.tv_sec, its->it_interval.tv_nsec);
+			(long long)its->it_value.tv_sec, (long)its->it_value.tv_nsec,
+			(long long)its->it_interval.tv_sec, (long)its->it_interval.tv_nsec);
 }
 
 static void
@@ -278,8 +278,9 @@ op_settime(struct input *in)
 	r = timerfd_settime(fd.fd, flags, vp, op);
 	e = errno;
 	trace("timerfd_settime(%d, %#x, %lld.%09ld/%lld.%09ld) = %ld (%s)\n", fd.fd, flags,
-	      (long long)value.it_value.tv_sec, value.it_value.tv_nsec,
-	      (long long)value.it_interval.tv_sec, value.it_interval.tv_nsec, r, strerror(r < 0 ? e : 0));
+	      (long long)value.it_value.tv_sec, (long)value.it_value.tv_nsec,
+	      (long long)value.it_interval.tv_sec, (long)value.it_interval.tv_nsec, r,
+	      strerror(r < 0 ? e : 0));
 	if (r == 0 && op == &old)
 		check_its("timerfd_settime", &old);
 	if (!fd.has_mirror)
