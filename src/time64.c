@@ -9,14 +9,14 @@
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "internal.h"
 #include "syscall.h"
 #include "time64.h"
 
 #ifdef TFD_NR_settime64
 
-/* What the kernel is known to offer; moves once from UNKNOWN to PRESENT or MISSING. */
-enum { T64_UNKNOWN, T64_PROBING, T64_PRESENT, T64_MISSING };
-static int t64_state;
+/* What the kernel is known to offer (time64.h); the entry points read it inline. */
+int __tfd_t64_state;
 
 static pthread_once_t t64_once = PTHREAD_ONCE_INIT;
 
@@ -24,8 +24,8 @@ static pthread_once_t t64_once = PTHREAD_ONCE_INIT;
 static void
 t64_after_fork_child(void)
 {
-	if (t64_state == T64_PROBING)
-		t64_state = T64_UNKNOWN;
+	if (__tfd_t64_state == TFD_T64_PROBING)
+		__tfd_t64_state = TFD_T64_UNKNOWN;
 }
 
 static void
@@ -37,8 +37,8 @@ t64_register_atfork(void)
 /*
  * Makes the time64 call @nr, or returns -ENOSYS without a call once the
  * kernel is known to lack the time64 calls.  Only the first call of the
- * process probes: threads that arrive meanwhile wait for its answer, so
- * the fast path is one relaxed load and no lock.
+ * process probes: threads that arrive meanwhile wait for its answer.  Once
+ * the answer is PRESENT the entry points make the call inline (time64.h).
  */
 static long
 time64_call(long nr, long a1, long a2, long a3, long a4)
@@ -46,26 +46,27 @@ time64_call(long nr, long a1, long a2, long a3, long a4)
 	long r;
 
 	for (;;) {
-		int state = __atomic_load_n(&t64_state, __ATOMIC_ACQUIRE);
-		int expected = T64_UNKNOWN;
+		int state = __atomic_load_n(&__tfd_t64_state, __ATOMIC_ACQUIRE);
+		int expected = TFD_T64_UNKNOWN;
 
-		if (state == T64_PRESENT)
+		if (state == TFD_T64_PRESENT)
 			return __tfd_syscall4(nr, a1, a2, a3, a4);
-		if (state == T64_MISSING)
+		if (state == TFD_T64_MISSING)
 			return -ENOSYS;
-		if (state == T64_PROBING) {
+		if (state == TFD_T64_PROBING) {
 			/* Another thread's probe is one syscall away from its answer. */
 			sched_yield();
 			continue;
 		}
 		pthread_once(&t64_once, t64_register_atfork);
-		if (__atomic_compare_exchange_n(&t64_state, &expected, T64_PROBING, 0,
+		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected, TFD_T64_PROBING, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			break;
 	}
 	/* This thread owns the probe. */
 	r = __tfd_syscall4(nr, a1, a2, a3, a4);
-	__atomic_store_n(&t64_state, r == -ENOSYS ? T64_MISSING : T64_PRESENT, __ATOMIC_RELEASE);
+	__atomic_store_n(&__tfd_t64_state, r == -ENOSYS ? TFD_T64_MISSING : TFD_T64_PRESENT,
+			 __ATOMIC_RELEASE);
 	return r;
 }
 
@@ -119,55 +120,92 @@ kernel_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 static long
 kernel_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
-	struct tfd_itimerspec64 scratch;
-	long r;
+	long r = time64_call(TFD_NR_gettime64, fd, (long)curr_value, 0, 0);
 
-	/* See timerfd_gettime(): the fd is looked up before a NULL buffer faults. */
-	if (!curr_value) {
-		r = kernel_gettime64(fd, &scratch);
-		return r < 0 ? r : -EFAULT;
-	}
-	r = time64_call(TFD_NR_gettime64, fd, (long)curr_value, 0, 0);
 	if (r != -ENOSYS)
 		return r;
 #ifdef TFD_NR_gettime
 	struct tfd_itimerspec32 curr32;
 
+	/* The kernel looks the fd up first and only then copies out (EBADF before EFAULT). */
 	r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&curr32);
+	if (r == 0 && !curr_value)
+		return -EFAULT;
 	if (r == 0)
 		widen(&curr32, curr_value);
 #endif
 	return r;
 }
 
-/* Emulated timers first; the emulation also answers for any fd when the kernel has no timerfd. */
+/*
+ * After the kernel's error @r: the emulation answers for its own timers (the
+ * kernel refused them: a pipe is no timerfd), and for every descriptor once
+ * the kernel turned out to have no timerfd at all.
+ */
+static long
+settime64_after_error(int fd, int flags, const struct tfd_itimerspec64 *new_value,
+		      struct tfd_itimerspec64 *old_value, long r)
+{
+	long e;
+
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		return __tfd_emu_settime_its64(fd, flags, new_value, old_value);
+	if (__tfd_emu_in_use() &&
+	    (e = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value)) != TFD_EMU_NOT_OURS)
+		return e;
+	return r;
+}
+
+static long
+gettime64_after_error(int fd, struct tfd_itimerspec64 *curr_value, long r)
+{
+	long e;
+
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		return __tfd_emu_gettime_its64(fd, curr_value);
+	if (__tfd_emu_in_use() &&
+	    (e = __tfd_emu_try_gettime_its64(fd, curr_value)) != TFD_EMU_NOT_OURS)
+		return e;
+	return r;
+}
+
 long
 __tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 		struct tfd_itimerspec64 *old_value)
 {
-	long r;
+	long r = kernel_settime64(fd, flags, new_value, old_value);
 
-	if (__tfd_emu_in_use() &&
-	    (r = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value)) != TFD_EMU_NOT_OURS)
-		return r;
-	r = kernel_settime64(fd, flags, new_value, old_value);
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_settime_its64(fd, flags, new_value, old_value);
-	return r;
+	return __tfd_is_err(r) ? settime64_after_error(fd, flags, new_value, old_value, r) : r;
 }
 
 long
 __tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
-	long r;
+	long r = kernel_gettime64(fd, curr_value);
 
-	if (__tfd_emu_in_use() &&
-	    (r = __tfd_emu_try_gettime_its64(fd, curr_value)) != TFD_EMU_NOT_OURS)
-		return r;
-	r = kernel_gettime64(fd, curr_value);
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_gettime_its64(fd, curr_value);
-	return r;
+	return __tfd_is_err(r) ? gettime64_after_error(fd, curr_value, r) : r;
+}
+
+/* The entry points' slow halves (time64.h): all but a settled probe's success. */
+TFD_SLOW_HALF int
+__tfd_settime64_slow(long r, int fd, int flags, const struct tfd_itimerspec64 *new_value,
+		     struct tfd_itimerspec64 *old_value)
+{
+	if (r == TFD_T64_NOT_ASKED)
+		r = __tfd_settime64(fd, flags, new_value, old_value);
+	else
+		r = settime64_after_error(fd, flags, new_value, old_value, r);
+	return (int)__tfd_ret(r);
+}
+
+TFD_SLOW_HALF int
+__tfd_gettime64_slow(long r, int fd, struct tfd_itimerspec64 *curr_value)
+{
+	if (r == TFD_T64_NOT_ASKED)
+		r = __tfd_gettime64(fd, curr_value);
+	else
+		r = gettime64_after_error(fd, curr_value, r);
+	return (int)__tfd_ret(r);
 }
 
 #else

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+#include "internal.h"
+#include "syscall.h"
+
 /*
  * A struct itimerspec of a program built with 64-bit time_t on a 32-bit ABI
  * (glibc's struct __timespec64, musl's struct timespec): tv_nsec is a 32-bit
@@ -42,7 +45,8 @@ struct tfd_itimerspec32 {
 /*
  * timerfd_settime64 / timerfd_gettime64, or, once the kernel has answered
  * ENOSYS (before 5.1), the 32-bit calls with the values converted; a value
- * that does not fit in 32 bits then gives -EOVERFLOW.  Return 0 or -errno.
+ * that does not fit in 32 bits then gives -EOVERFLOW.  Then, after an error,
+ * the emulation's answer for its timers.  Return 0 or -errno.
  */
 long __tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 		     struct tfd_itimerspec64 *old_value);
@@ -52,5 +56,60 @@ long __tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value);
 int __timerfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 			struct tfd_itimerspec64 *old_value);
 int __timerfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value);
+
+#ifdef TFD_NR_settime64
+/* What the kernel is known to offer: moves once from UNKNOWN to PRESENT or MISSING (time64.c). */
+enum { TFD_T64_UNKNOWN, TFD_T64_PROBING, TFD_T64_PRESENT, TFD_T64_MISSING };
+extern int __tfd_t64_state __attribute__((visibility("hidden")));
+
+/*
+ * The state as the fast halves read it: one aligned int load.  A volatile
+ * read, not __atomic_load_n: GCC 12 builds a relaxed atomic load of a PIC
+ * variable from two instructions (lea, mov), a volatile one from one; on
+ * every target with these calls an aligned int load is single-copy atomic.
+ */
+static inline int
+__tfd_t64_state_now(void)
+{
+	return *(volatile int *)&__tfd_t64_state;
+}
+
+/* What the fast halves below answer when they did not make the call (no timerfd call gives 1). */
+#define TFD_T64_NOT_ASKED 1
+
+/*
+ * The entry points' fast halves: the time64 call itself once the probe found
+ * it, else TFD_T64_NOT_ASKED.  Inline, so that the entry point is this, one
+ * compare of the result, and a tail call of its slow half for anything else.
+ */
+static inline long
+__tfd_settime64_fast(int fd, int flags, const void *new_value, void *old_value)
+{
+	if (__builtin_expect(__tfd_t64_state_now() == TFD_T64_PRESENT, 1))
+		return __tfd_syscall4(TFD_NR_settime64, fd, flags, (long)new_value,
+				      (long)old_value);
+	return TFD_T64_NOT_ASKED;
+}
+
+static inline long
+__tfd_gettime64_fast(int fd, void *curr_value)
+{
+	if (__builtin_expect(__tfd_t64_state_now() == TFD_T64_PRESENT, 1))
+		return __tfd_syscall2(TFD_NR_gettime64, fd, (long)curr_value);
+	return TFD_T64_NOT_ASKED;
+}
+
+/*
+ * The slow halves, given the fast half's answer @r (an error, or
+ * TFD_T64_NOT_ASKED; argument order: internal.h): the probe, the fallback, the emulation.  They finish
+ * the entry point's work: errno set and -1 on failure, as the entry points
+ * return; tail-called, so the fast half keeps nothing for them.
+ */
+int __tfd_settime64_slow(long r, int fd, int flags, const struct tfd_itimerspec64 *new_value,
+			 struct tfd_itimerspec64 *old_value)
+	TFD_SLOW_HALF __attribute__((visibility("hidden")));
+int __tfd_gettime64_slow(long r, int fd, struct tfd_itimerspec64 *curr_value)
+	TFD_SLOW_HALF __attribute__((visibility("hidden")));
+#endif
 
 #endif /* TFD_TIME64_H */

@@ -3,10 +3,15 @@
 #include "config.h"
 
 #include "internal.h"
+#include "syscall.h"
 #include "time64.h"
 
 TFD_EXPORT int
 __timerfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
-	return (int)__tfd_ret(__tfd_gettime64(fd, curr_value));
+	long r = __tfd_gettime64_fast(fd, curr_value);
+
+	if (__builtin_expect(r == 0, 1))
+		return 0;
+	return __tfd_gettime64_slow(r, fd, curr_value);
 }

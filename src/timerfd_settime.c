@@ -11,51 +11,53 @@
 #include "syscall.h"
 #include "time64.h"
 
-static long
-kernel_settime(int fd, int flags, const struct itimerspec *new_value,
-	       struct itimerspec *old_value)
-{
 #if defined(TFD_NR_settime64) && SIZEOF_TIME_T == 8
-	/* A 32-bit ABI built with 64-bit time_t (musl, riscv32): the time64 calls' layout. */
-	_Static_assert(sizeof(struct itimerspec) == sizeof(struct tfd_itimerspec64), "layout");
-	return __tfd_settime64(fd, flags, (const void *)new_value, (void *)old_value);
-#else
-	return __tfd_syscall4(TFD_NR_settime, fd, flags, (long)new_value, (long)old_value);
-#endif
-}
-
-/*
- * Everything but the kernel's plain answer: emulated timers, and the switch
- * to the emulation when the kernel has no timerfd.  Out of line, so the fast
- * path keeps no registers for it.  @r is the kernel's answer, or 1 when the
- * kernel was not asked yet because emulated timers exist.
- */
-static __attribute__((noinline, cold)) long
-settime_slow(int fd, int flags, const struct itimerspec *new_value,
-	     struct itimerspec *old_value, long r)
-{
-	if (r == 1) {
-		r = __tfd_emu_try_settime_its(fd, flags, new_value, old_value);
-		if (r != TFD_EMU_NOT_OURS)
-			return r;
-		r = kernel_settime(fd, flags, new_value, old_value);
-	}
-	/* No timerfd in this kernel: the emulation gives the errno a real one would. */
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
-	return r;
-}
+/* A 32-bit ABI built with 64-bit time_t (musl, riscv32): the time64 entry point's code. */
+_Static_assert(sizeof(struct itimerspec) == sizeof(struct tfd_itimerspec64), "layout");
 
 TFD_EXPORT int
 timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
 		struct itimerspec *old_value)
 {
-	long r;
+	long r = __tfd_settime64_fast(fd, flags, new_value, old_value);
 
-	if (__tfd_emu_in_use())
-		return (int)__tfd_ret(settime_slow(fd, flags, new_value, old_value, 1));
-	r = kernel_settime(fd, flags, new_value, old_value);
-	if (r == -ENOSYS)
-		r = settime_slow(fd, flags, new_value, old_value, r);
+	if (__builtin_expect(r == 0, 1))
+		return 0;
+	return __tfd_settime64_slow(r, fd, flags, (const void *)new_value, (void *)old_value);
+}
+#else
+/*
+ * Everything after the kernel's error @r (argument order: internal.h).  An emulated timer is a pipe, which
+ * the kernel refuses (EINVAL, or an earlier errno for bad arguments that the
+ * emulation then gives too): the emulation answers for its own timers, and for
+ * every descriptor once the kernel turned out to have no timerfd (ENOSYS).
+ * Tail-called with the entry point's own arguments, so the success path saves
+ * nothing for it; it finishes the entry point's work (errno, -1).
+ */
+static TFD_SLOW_HALF int
+settime_after_error(long r, int fd, int flags, const struct itimerspec *new_value,
+		    struct itimerspec *old_value)
+{
+	long e;
+
+	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
+		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
+	else if (__tfd_emu_in_use() &&
+		 (e = __tfd_emu_try_settime_its(fd, flags, new_value, old_value)) !=
+			 TFD_EMU_NOT_OURS)
+		r = e;
 	return (int)__tfd_ret(r);
 }
+
+/* The kernel first: on success this is the C library's wrapper, instruction for instruction. */
+TFD_EXPORT int
+timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
+		struct itimerspec *old_value)
+{
+	long r = __tfd_syscall4(TFD_NR_settime, fd, flags, (long)new_value, (long)old_value);
+
+	if (__tfd_is_err(r))
+		return settime_after_error(r, fd, flags, new_value, old_value);
+	return (int)r;
+}
+#endif

@@ -144,7 +144,9 @@ check_row(const struct bad_input *r, char *why, size_t size)
 		ck_assert_msg(fd >= 0, "%s: fixture: %s", r->what, strerror(errno));
 	if (r->emulation_differs && timer_is_emulated(fd))
 		want = r->emulation_err;
-	if (r->qemu_differs && under_qemu()) {
+	/* qemu-user translates every read() but, of settime/gettime, only the kernel's. */
+	if (r->qemu_differs && under_qemu() &&
+	    !(timer_is_emulated(fd) && (r->op == BAD_SETTIME || r->op == BAD_GETTIME))) {
 		want = r->qemu_err;
 		fprintf(stderr, "under qemu, \"%s\" wants %s: %s\n", r->what, strerror(want),
 			r->qemu_differs);

@@ -9,9 +9,12 @@ stub=$(printf '#include "config.h"\n#include "syscall.h"\n' |
 	$CC -I"$top_builddir" -I"$top_srcdir/src" -dM -E -x c - |
 	sed -n 's/^#define TFD_SYSCALL_STUB "\(.*\)"$/\1/p')
 objs=
-for name in timerfd_create timerfd_settime timerfd_gettime time64; do
+for name in timerfd_create timerfd_settime timerfd_gettime time64 timerfd_settime64 \
+	timerfd_gettime64 arch/i386/vsyscall; do
 	obj=$top_builddir/src/.libs/$name.o
 	[ -f "$obj" ] || obj=$top_builddir/src/$name.o
+	# The time64 entry points exist where time_t is 32-bit by default.
+	case $name in *time64) [ -f "$obj" ] || continue ;; esac
 	objs="$objs $obj"
 done
 lib="the timerfd entry points"

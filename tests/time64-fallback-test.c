@@ -82,8 +82,13 @@ __tfd_syscall4(long n, long a1, long a2, long a3, long a4)
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 		return -ENOSYS;
 	}
+	/* The kernel's order: settime reads the new value first, then looks the fd up. */
+	if ((n == TFD_NR_settime || n == TFD_NR_settime64) && !a3)
+		return -EFAULT;
 	if (a1 != FAKE_FD)
 		return -EBADF;
+	if ((n == TFD_NR_gettime || n == TFD_NR_gettime64) && !a2)
+		return -EFAULT;
 	switch (n) {
 	case TFD_NR_settime:
 		if (a4)
@@ -197,6 +202,21 @@ START_TEST(fallback_keeps_the_kernel_errno_order)
 }
 END_TEST
 
+START_TEST(present_time64_calls_keep_the_kernel_errno_order)
+{
+	struct tfd_itimerspec64 its = its64(1, 0, 0, 0);
+
+	has_time64 = 1;
+	ck_assert_int_eq(__tfd_settime64(FAKE_FD, 0, NULL, NULL), -EFAULT);
+	ck_assert_int_eq(__tfd_settime64(FAKE_FD + 1, 0, &its, NULL), -EBADF);
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD + 1, NULL), -EBADF);
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD, NULL), -EFAULT);
+	/* Each an answer of the time64 call itself: no second call, no fallback. */
+	ck_assert_int_eq(calls[TFD_NR_settime64] + calls[TFD_NR_gettime64], 4);
+	ck_assert_int_eq(calls[TFD_NR_settime] + calls[TFD_NR_gettime], 0);
+}
+END_TEST
+
 static void *
 first_call(void *arg)
 {
@@ -236,6 +256,7 @@ main(void)
 	tcase_add_test(tc, fallback_converts_values_exactly_both_ways);
 	tcase_add_test(tc, fallback_refuses_values_beyond_32_bits_with_eoverflow);
 	tcase_add_test(tc, fallback_keeps_the_kernel_errno_order);
+	tcase_add_test(tc, present_time64_calls_keep_the_kernel_errno_order);
 	tcase_add_test(tc, threads_making_their_first_call_together_probe_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
