@@ -151,7 +151,8 @@ settime64_after_error(int fd, int flags, const struct tfd_itimerspec64 *new_valu
 	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
 		return __tfd_emu_settime_its64(fd, flags, new_value, old_value);
 	if (__tfd_emu_in_use() &&
-	    (e = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value)) != TFD_EMU_NOT_OURS)
+	    (e = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value, r)) !=
+		    TFD_EMU_NOT_OURS)
 		return e;
 	return r;
 }

@@ -43,7 +43,7 @@ settime_after_error(long r, int fd, int flags, const struct itimerspec *new_valu
 	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
 		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
 	else if (__tfd_emu_in_use() &&
-		 (e = __tfd_emu_try_settime_its(fd, flags, new_value, old_value)) !=
+		 (e = __tfd_emu_try_settime_its(fd, flags, new_value, old_value, r)) !=
 			 TFD_EMU_NOT_OURS)
 		r = e;
 	return (int)__tfd_ret(r);

@@ -32,9 +32,9 @@ int __tfd_emu_used;
 
 long
 __tfd_emu_try_settime_its64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
-			    struct tfd_itimerspec64 *old_value)
+			    struct tfd_itimerspec64 *old_value, long kernel_r)
 {
-	(void)fd, (void)flags, (void)new_value, (void)old_value;
+	(void)fd, (void)flags, (void)new_value, (void)old_value, (void)kernel_r;
 	return TFD_EMU_NOT_OURS;
 }
 

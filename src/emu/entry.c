@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/timerfd.h>
 
 #include "emu/emu.h"
@@ -69,14 +70,17 @@ not_ours(long r, bool only_ours)
 
 /*
  * settime/gettime for one caller layout: copy in (EFAULT first, as the
- * kernel reads the new value before anything else), call the emulation,
+ * kernel reads the new value before anything else; a plain copy when the
+ * kernel, asked first, already read it: its EINVAL comes only after the
+ * copy, for bad flags or values or a descriptor that is no timerfd, so the
+ * process_vm_readv() check is saved), call the emulation,
  * copy out (EFAULT after the timer changed, as in the kernel).  Like every
  * internal function they answer -errno and leave errno as they found it:
  * only the entry points set it, and only on failure, as a system call does.
  */
 #define DEFINE_EMU_CALLS(suffix, type, from, to)                                           \
 	static long settime_##suffix(int fd, int flags, const type *new_value,             \
-				     type *old_value, bool only_ours)                      \
+				     type *old_value, bool only_ours, bool known_readable) \
 	{                                                                                  \
 		struct tfd_spec spec, old;                                                 \
 		type in, out;                                                              \
@@ -87,7 +91,10 @@ not_ours(long r, bool only_ours)
                                                                                            \
 		if (only_ours && id <= 0)                                                  \
 			return TFD_EMU_NOT_OURS;                                           \
-		readable = __tfd_copy_from_user(&in, new_value, sizeof(in)) == 0;          \
+		readable = known_readable ||                                               \
+			   __tfd_copy_from_user(&in, new_value, sizeof(in)) == 0;          \
+		if (known_readable)                                                        \
+			memcpy(&in, new_value, sizeof(in));                                \
 		if (readable)                                                              \
 			from(&in, &spec);                                                  \
 		r = __tfd_emu_settime(fd, id, ino, flags, readable ? &spec : NULL,         \
@@ -117,12 +124,13 @@ not_ours(long r, bool only_ours)
 	long __tfd_emu_settime_##suffix(int fd, int flags, const type *new_value,          \
 					type *old_value)                                   \
 	{                                                                                  \
-		return settime_##suffix(fd, flags, new_value, old_value, false);           \
+		return settime_##suffix(fd, flags, new_value, old_value, false, false);    \
 	}                                                                                  \
 	long __tfd_emu_try_settime_##suffix(int fd, int flags, const type *new_value,      \
-					    type *old_value)                               \
+					    type *old_value, long kernel_r)                \
 	{                                                                                  \
-		return settime_##suffix(fd, flags, new_value, old_value, true);            \
+		return settime_##suffix(fd, flags, new_value, old_value, true,             \
+					kernel_r == -EINVAL);                              \
 	}                                                                                  \
 	long __tfd_emu_gettime_##suffix(int fd, type *curr_value)                          \
 	{                                                                                  \
