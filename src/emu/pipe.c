@@ -138,16 +138,24 @@ __tfd_pipe_open_writer(struct tfd_emu_timer *t)
 	return fd;
 }
 
-/* Thread: opens a read end of @t's pipe from its write end, if it has none. */
-static void
+/* Thread: opens a read end of @t's pipe from its write end, if it has none; -EPIPE: closed. */
+static int
 keep_read_end(struct tfd_emu_timer *t)
 {
 	char name[16];
 
 	if (t->h >= 0)
-		return;
+		return 0;
+	/*
+	 * Never a reader for a pipe the program has closed: opening one would
+	 * bring the timer back (its writes succeed again, no EPOLLERR), and each
+	 * let-go would be followed by another open at the next expiration.
+	 */
+	if (tfd_sys_readers_gone(t->w))
+		return -EPIPE;
 	snprintf(name, sizeof(name), "%d", t->w);
 	t->h = tfd_sys_openat(thread_fd_dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return 0;
 }
 
 int
@@ -174,8 +182,9 @@ __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n)
 	 * within a second, because while it is open a close by the program
 	 * leaves a reader behind.
 	 */
-	if (one_packet || (tfd_sys_ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0))
-		keep_read_end(t);
+	if ((one_packet || (tfd_sys_ioctl(t->w, FIONREAD, &queued) == 0 && queued > 0)) &&
+	    keep_read_end(t) == -EPIPE)
+		return -EPIPE;
 	if (t->h >= 0 && tfd_sys_read(t->h, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 	t->piled = count != 0;

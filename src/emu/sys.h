@@ -81,4 +81,22 @@ tfd_sys_epoll_wait(int ep, void *events, int max, int timeout)
 	return (int)syscall(SYS_epoll_pwait, ep, events, max, timeout, NULL, 8);
 }
 
+/* Whether @fd, a pipe's write end, reports POLLERR: no reader is left. ppoll, as above. */
+static inline int
+tfd_sys_readers_gone(int fd)
+{
+	struct {
+		int fd;
+		short events, revents;
+	} p = { fd, 0, 0 };
+	long long zero[2] = { 0, 0 }; /* a zero timeout in the old and the time64 layouts */
+#ifdef SYS_ppoll
+	long n = syscall(SYS_ppoll, &p, 1, zero, NULL, 8);
+#else
+	long n = syscall(SYS_ppoll_time64, &p, 1, zero, NULL, 8);
+#endif
+
+	return n == 1 && (p.revents & 0x008 /* POLLERR */);
+}
+
 #endif /* TFD_EMU_SYS_H */
