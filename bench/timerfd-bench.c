@@ -40,12 +40,13 @@ static FILE *csv;
 static void *
 libc_fn(void *libc, const char *name)
 {
-	char time64_name[64];
 	void *f = NULL;
 
 	if (!libc)
 		return NULL;
 	if (sizeof(time_t) == 8 && sizeof(long) == 4) {
+		char time64_name[64];
+
 		snprintf(time64_name, sizeof(time64_name), "__%s64", name);
 		f = dlsym(libc, time64_name);
 	}

@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 #include "internal.h"
-#include "syscall.h"
 
 /*
  * A struct itimerspec of a program built with 64-bit time_t on a 32-bit ABI
@@ -57,6 +56,7 @@ int __timerfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_va
 			struct tfd_itimerspec64 *old_value);
 int __timerfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value);
 
+/* The entry points' halves below use the syscall layer: its header (syscall.h) comes first. */
 #ifdef TFD_NR_settime64
 /* What the kernel is known to offer: moves once from UNKNOWN to PRESENT or MISSING (time64.c). */
 enum { TFD_T64_UNKNOWN, TFD_T64_PROBING, TFD_T64_PRESENT, TFD_T64_MISSING };
