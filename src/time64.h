@@ -110,6 +110,31 @@ int __tfd_settime64_slow(long r, int fd, int flags, const struct tfd_itimerspec6
 	TFD_SLOW_HALF __attribute__((visibility("hidden")));
 int __tfd_gettime64_slow(long r, int fd, struct tfd_itimerspec64 *curr_value)
 	TFD_SLOW_HALF __attribute__((visibility("hidden")));
+
+/*
+ * The whole of a time64 entry point (the __timerfd_*64 names, and the plain
+ * names where time_t is 64-bit on a 32-bit ABI): the fast half, and for
+ * anything but success a tail call of the slow half.
+ */
+static inline int
+__tfd_settime64_entry(int fd, int flags, const void *new_value, void *old_value)
+{
+	long r = __tfd_settime64_fast(fd, flags, new_value, old_value);
+
+	if (__builtin_expect(r == 0, 1))
+		return 0;
+	return __tfd_settime64_slow(r, fd, flags, new_value, old_value);
+}
+
+static inline int
+__tfd_gettime64_entry(int fd, void *curr_value)
+{
+	long r = __tfd_gettime64_fast(fd, curr_value);
+
+	if (__builtin_expect(r == 0, 1))
+		return 0;
+	return __tfd_gettime64_slow(r, fd, curr_value);
+}
 #endif
 
 #endif /* TFD_TIME64_H */

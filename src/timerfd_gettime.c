@@ -18,11 +18,7 @@ _Static_assert(sizeof(struct itimerspec) == sizeof(struct tfd_itimerspec64), "la
 TFD_EXPORT int
 timerfd_gettime(int fd, struct itimerspec *curr_value)
 {
-	long r = __tfd_gettime64_fast(fd, curr_value);
-
-	if (__builtin_expect(r == 0, 1))
-		return 0;
-	return __tfd_gettime64_slow(r, fd, (void *)curr_value);
+	return __tfd_gettime64_entry(fd, curr_value);
 }
 #else
 /* As settime_after_error() in timerfd_settime.c: emulated timers, and the kernel's ENOSYS. */

@@ -9,9 +9,5 @@
 TFD_EXPORT int
 __timerfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
-	long r = __tfd_gettime64_fast(fd, curr_value);
-
-	if (__builtin_expect(r == 0, 1))
-		return 0;
-	return __tfd_gettime64_slow(r, fd, curr_value);
+	return __tfd_gettime64_entry(fd, curr_value);
 }

@@ -19,11 +19,7 @@ TFD_EXPORT int
 timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
 		struct itimerspec *old_value)
 {
-	long r = __tfd_settime64_fast(fd, flags, new_value, old_value);
-
-	if (__builtin_expect(r == 0, 1))
-		return 0;
-	return __tfd_settime64_slow(r, fd, flags, (const void *)new_value, (void *)old_value);
+	return __tfd_settime64_entry(fd, flags, new_value, old_value);
 }
 #else
 /*

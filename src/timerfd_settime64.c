@@ -10,9 +10,5 @@ TFD_EXPORT int
 __timerfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 		    struct tfd_itimerspec64 *old_value)
 {
-	long r = __tfd_settime64_fast(fd, flags, new_value, old_value);
-
-	if (__builtin_expect(r == 0, 1))
-		return 0;
-	return __tfd_settime64_slow(r, fd, flags, new_value, old_value);
+	return __tfd_settime64_entry(fd, flags, new_value, old_value);
 }
