@@ -3,19 +3,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu/capability.h"
 #include "helpers.h"
 #include "suite.h"
-
-#ifndef CAP_WAKE_ALARM
-#define CAP_WAKE_ALARM 35
-#endif
 
 static const clockid_t alarm_clocks[] = { CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM };
 #define N_ALARM_CLOCKS (sizeof(alarm_clocks) / sizeof(alarm_clocks[0]))
@@ -24,9 +20,9 @@ static const clockid_t alarm_clocks[] = { CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_A
 static bool
 wake_alarm_capability(bool drop)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 }; /* valgrind knows capget writes only data[0] */
-	const unsigned int word = CAP_WAKE_ALARM / 32, bit = 1u << (CAP_WAKE_ALARM % 32);
+	struct tfd_cap_header hdr = { .version = TFD_CAP_VERSION_3 };
+	struct tfd_cap_data data[2] = { 0 }; /* valgrind knows capget writes only data[0] */
+	const unsigned int word = TFD_CAP_WAKE_ALARM / 32, bit = 1u << (TFD_CAP_WAKE_ALARM % 32);
 	bool held;
 
 	ck_assert_int_eq(syscall(SYS_capget, &hdr, data), 0);

@@ -11,9 +11,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,34 +19,35 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "seccomp-abi.h"
 #include "syscall-numbers.h"
 
 #if defined(__x86_64__) && defined(__ILP32__)
-#define AUDIT_ARCH_SELF AUDIT_ARCH_X86_64 /* x32 shares it; its numbers carry bit 30 */
+#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64 /* x32 shares it; its numbers carry bit 30 */
 #elif defined(__x86_64__)
-#define AUDIT_ARCH_SELF AUDIT_ARCH_X86_64
+#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64
 #elif defined(__i386__)
-#define AUDIT_ARCH_SELF AUDIT_ARCH_I386
+#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_I386
 #elif defined(__aarch64__)
-#define AUDIT_ARCH_SELF AUDIT_ARCH_AARCH64
+#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_AARCH64
 #elif defined(__arm__)
-#define AUDIT_ARCH_SELF AUDIT_ARCH_ARM
+#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_ARM
 #endif
 
 #define ENOSYS_FOR(nr)                                              \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ERRNO | ENOSYS)
 
 #ifdef AUDIT_ARCH_SELF
 /* Installs a seccomp filter for this process and what it execs: 0 or -errno. */
 static int
-load_filter(struct sock_filter *filter, size_t len)
+load_filter(struct tfd_sock_filter *filter, size_t len)
 {
-	struct sock_fprog prog = { .len = (unsigned short)len, .filter = filter };
+	struct tfd_sock_fprog prog = { .len = (unsigned short)len, .filter = filter };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+	if (prctl(PR_SET_SECCOMP, TFD_SECCOMP_MODE_FILTER, &prog) < 0)
 		return -errno;
 	return 0;
 }
@@ -60,17 +58,17 @@ static int
 install_old_kernel_filter(void)
 {
 #ifdef AUDIT_ARCH_SELF
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	struct tfd_sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TFD_NR_create, 0, 3),
 		/* The low 32 bits of the second argument: the int flags. */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, args[1])),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
@@ -83,11 +81,11 @@ static int
 install_filter(int no_unshare)
 {
 #ifdef AUDIT_ARCH_SELF
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	struct tfd_sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, nr)),
 		ENOSYS_FOR(TFD_NR_create),
 		ENOSYS_FOR(TFD_NR_settime),
 		ENOSYS_FOR(TFD_NR_gettime),
@@ -96,8 +94,8 @@ install_filter(int no_unshare)
 		ENOSYS_FOR(TFD_NR_gettime64),
 #endif
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, no_unshare ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, no_unshare ? TFD_SECCOMP_RET_ERRNO | EPERM : TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else

@@ -64,9 +64,11 @@ extern int timerfd_create(clockid_t clockid, int flags);
  * A program built with _TIME_BITS=64 on an ABI whose time_t is 32-bit by
  * default (glibc then defines __USE_TIME_BITS64) passes 64-bit
  * itimerspecs: it calls the time64 entry points under the plain names, as
- * the C library does for its own functions.
+ * the C library does for its own functions.  musl defines the same macro on
+ * every ABI, its time_t being 64-bit everywhere: a library built with it
+ * takes that layout under the plain names, so nothing is renamed there.
  */
-#ifdef __USE_TIME_BITS64
+#if defined(__GLIBC__) && defined(__USE_TIME_BITS64)
 #define __TFD_TIME64_NAME(name) __asm__("__" #name "64")
 #else
 #define __TFD_TIME64_NAME(name)

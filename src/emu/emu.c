@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "emu/capability.h"
 #include "emu/emu.h"
 #include "emu/timer.h"
 
@@ -45,12 +45,12 @@ is_alarm(clockid_t clockid)
 static bool
 may_wake_alarm(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 }; /* valgrind knows capget writes only data[0] */
+	struct tfd_cap_header hdr = { .version = TFD_CAP_VERSION_3 };
+	struct tfd_cap_data data[2] = { 0 }; /* valgrind knows capget writes only data[0] */
 
 	if (syscall(SYS_capget, &hdr, data) != 0)
 		return false;
-	return data[CAP_WAKE_ALARM / 32].effective & (1u << (CAP_WAKE_ALARM % 32));
+	return data[TFD_CAP_WAKE_ALARM / 32].effective & (1u << (TFD_CAP_WAKE_ALARM % 32));
 }
 
 /* Makes the timer under the lock: the program's descriptor, or -errno with nothing left over. */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's seccomp filter ABI, as much as tests/enosys-launcher.c uses (classic BPF from
+ * include/uapi/linux/filter.h and bpf_common.h, include/uapi/linux/seccomp.h, and the
+ * AUDIT_ARCH values of include/uapi/linux/audit.h), carried here so that the tests build
+ * where the compiler has no kernel headers (musl-gcc).  The BPF names are the kernel's own:
+ * nothing here includes its header, so they cannot meet.
+ */
+#ifndef TFD_TESTS_SECCOMP_ABI_H
+#define TFD_TESTS_SECCOMP_ABI_H
+
+#include <stdint.h>
+
+struct tfd_sock_filter {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
+struct tfd_sock_fprog {
+	unsigned short len;
+	struct tfd_sock_filter *filter;
+};
+
+/* What a filter reads: offsetof() of these fields is the kernel's. */
+struct tfd_seccomp_data {
+	int nr;
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t args[6];
+};
+
+/* Classic BPF instruction classes, sizes, modes and sources. */
+#define BPF_LD 0x00
+#define BPF_W 0x00
+#define BPF_ABS 0x20
+#define BPF_JMP 0x05
+#define BPF_JEQ 0x10
+#define BPF_K 0x00
+#define BPF_RET 0x06
+#define BPF_STMT(code, k) { (uint16_t)(code), 0, 0, (uint32_t)(k) }
+#define BPF_JUMP(code, k, jt, jf) { (uint16_t)(code), (jt), (jf), (uint32_t)(k) }
+
+#define TFD_SECCOMP_MODE_FILTER 2
+#define TFD_SECCOMP_RET_ALLOW 0x7fff0000u
+#define TFD_SECCOMP_RET_ERRNO 0x00050000u
+
+#define TFD_AUDIT_ARCH_X86_64 0xc000003eu
+#define TFD_AUDIT_ARCH_I386 0x40000003u
+#define TFD_AUDIT_ARCH_AARCH64 0xc00000b7u
+#define TFD_AUDIT_ARCH_ARM 0x40000028u
+
+#endif /* TFD_TESTS_SECCOMP_ABI_H */
