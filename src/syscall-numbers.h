@@ -48,4 +48,17 @@
 #include "syscall-numbers/generic.h"
 #endif
 
+/*
+ * The calls that take the including program's struct itimerspec, for code that
+ * makes them raw (the tests' kernel mirrors, the benchmark): the time64 ones
+ * where time_t is 64-bit on a 32-bit ABI (musl, or _TIME_BITS=64).
+ */
+#ifdef TFD_NR_settime64
+#define TFD_NR_settime_its (sizeof(time_t) == 8 ? TFD_NR_settime64 : TFD_NR_settime)
+#define TFD_NR_gettime_its (sizeof(time_t) == 8 ? TFD_NR_gettime64 : TFD_NR_gettime)
+#else
+#define TFD_NR_settime_its TFD_NR_settime
+#define TFD_NR_gettime_its TFD_NR_gettime
+#endif
+
 #endif /* TFD_SYSCALL_NUMBERS_H */

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscall-numbers.h"
+
 #define N_SLOTS 8
 #define MAX_OPS 64
 #define NS_PER_S 1000000000LL
@@ -249,7 +251,7 @@ op_create(struct input *in)
 	trace("slot %d = timerfd_create(%d, %#x) = %ld (%s)\n", (int)(s - slots), (int)clock, flags, fd,
 	      strerror(fd < 0 ? e : 0));
 	/* The mirror never blocks a read, whatever the program's descriptor does. */
-	k = syscall(SYS_timerfd_create, clock, flags | (fd >= 0 ? TFD_NONBLOCK : 0));
+	k = syscall(TFD_NR_create, clock, flags | (fd >= 0 ? TFD_NONBLOCK : 0));
 	if (compare_with_kernel)
 		same_answer("timerfd_create", fd, e, k, errno);
 	fill_slot(s, fd, k);
@@ -285,7 +287,7 @@ op_settime(struct input *in)
 		check_its("timerfd_settime", &old);
 	if (!fd.has_mirror)
 		return;
-	k = syscall(SYS_timerfd_settime, fd.mirror, flags, vp, kop);
+	k = syscall(TFD_NR_settime_its, fd.mirror, flags, vp, kop);
 	if (compare_with_kernel)
 		same_answer("timerfd_settime", r, e, k, errno);
 }
@@ -304,7 +306,7 @@ op_gettime(struct input *in)
 		check_its("timerfd_gettime", &cur);
 	if (!fd.has_mirror)
 		return;
-	k = syscall(SYS_timerfd_gettime, fd.mirror, kp);
+	k = syscall(TFD_NR_gettime_its, fd.mirror, kp);
 	if (compare_with_kernel)
 		same_answer("timerfd_gettime", r, e, k, errno);
 }
