@@ -35,8 +35,8 @@
 #endif
 
 #define ENOSYS_FOR(nr)                                              \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ERRNO | ENOSYS)
+	BPF_JUMP(TFD_BPF_JEQ_K, (nr), 0, 1),             \
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | ENOSYS)
 
 #ifdef AUDIT_ARCH_SELF
 /* Installs a seccomp filter for this process and what it execs: 0 or -errno. */
@@ -59,16 +59,16 @@ install_old_kernel_filter(void)
 {
 #ifdef AUDIT_ARCH_SELF
 	struct tfd_sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TFD_NR_create, 0, 3),
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, arch)),
+		BPF_JUMP(TFD_BPF_JEQ_K, AUDIT_ARCH_SELF, 1, 0),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr)),
+		BPF_JUMP(TFD_BPF_JEQ_K, TFD_NR_create, 0, 3),
 		/* The low 32 bits of the second argument: the int flags. */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, args[1])),
+		BPF_JUMP(TFD_BPF_JEQ_K, 0, 1, 0),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
@@ -82,10 +82,10 @@ install_filter(int no_unshare)
 {
 #ifdef AUDIT_ARCH_SELF
 	struct tfd_sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct tfd_seccomp_data, nr)),
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, arch)),
+		BPF_JUMP(TFD_BPF_JEQ_K, AUDIT_ARCH_SELF, 1, 0),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr)),
 		ENOSYS_FOR(TFD_NR_create),
 		ENOSYS_FOR(TFD_NR_settime),
 		ENOSYS_FOR(TFD_NR_gettime),
@@ -93,9 +93,9 @@ install_filter(int no_unshare)
 		ENOSYS_FOR(TFD_NR_settime64),
 		ENOSYS_FOR(TFD_NR_gettime64),
 #endif
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, no_unshare ? TFD_SECCOMP_RET_ERRNO | EPERM : TFD_SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, TFD_SECCOMP_RET_ALLOW),
+		BPF_JUMP(TFD_BPF_JEQ_K, SYS_unshare, 0, 1),
+		BPF_STMT(TFD_BPF_RET_K, no_unshare ? TFD_SECCOMP_RET_ERRNO | EPERM : TFD_SECCOMP_RET_ALLOW),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else

@@ -3,8 +3,8 @@
  * The kernel's seccomp filter ABI, as much as tests/enosys-launcher.c uses (classic BPF from
  * include/uapi/linux/filter.h and bpf_common.h, include/uapi/linux/seccomp.h, and the
  * AUDIT_ARCH values of include/uapi/linux/audit.h), carried here so that the tests build
- * where the compiler has no kernel headers (musl-gcc).  The BPF names are the kernel's own:
- * nothing here includes its header, so they cannot meet.
+ * where the compiler has no kernel headers (musl-gcc).  BPF_STMT and BPF_JUMP are the
+ * kernel's own names: nothing here includes its header, so they cannot meet.
  */
 #ifndef TFD_TESTS_SECCOMP_ABI_H
 #define TFD_TESTS_SECCOMP_ABI_H
@@ -31,14 +31,13 @@ struct tfd_seccomp_data {
 	uint64_t args[6];
 };
 
-/* Classic BPF instruction classes, sizes, modes and sources. */
-#define BPF_LD 0x00
-#define BPF_W 0x00
-#define BPF_ABS 0x20
-#define BPF_JMP 0x05
-#define BPF_JEQ 0x10
-#define BPF_K 0x00
-#define BPF_RET 0x06
+/*
+ * The three classic BPF instructions the filter uses, each code spelled whole (the
+ * kernel's BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K and BPF_RET | BPF_K).
+ */
+#define TFD_BPF_LD_W_ABS 0x20
+#define TFD_BPF_JEQ_K 0x15
+#define TFD_BPF_RET_K 0x06
 #define BPF_STMT(code, k) { (uint16_t)(code), 0, 0, (uint32_t)(k) }
 #define BPF_JUMP(code, k, jt, jf) { (uint16_t)(code), (jt), (jf), (uint32_t)(k) }
 
