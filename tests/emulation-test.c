@@ -270,8 +270,14 @@ START_TEST(timers_closed_while_armed_are_reclaimed)
 	for (int i = 0; i < 100; i++)
 		close(fds[i]);
 	ck_assert_int_eq(open_fds(), baseline);
-	/* Counts were piling up unread: the thread lets go of its read ends within a second. */
-	ck_assert_int_le(thread_fds_drop_to(thread_baseline), thread_baseline);
+	/*
+	 * Counts were piling up unread: the thread lets go of its read ends within a second.
+	 * The baseline is racy: the thread makes its spare pipe (two descriptors) after each
+	 * create, at a time of its own, so either count may hold it or not; under qemu-user
+	 * one more was seen once (aarch64), not yet explained.  100 timers not reclaimed
+	 * would be 100 descriptors or more.
+	 */
+	ck_assert_int_le(thread_fds_drop_to(thread_baseline + 3), thread_baseline + 3);
 }
 END_TEST
 
