@@ -117,12 +117,46 @@ mc_fail(const char *file, int line, const char *fmt, ...)
 	_exit(1);
 }
 
+/* Waits for the test's process; kills its process group when the timeout runs out first.
+ * As Check does, the timeout is kept by the parent (here: a watchdog child that sleeps it
+ * out), so a test that blocks SIGALRM, or hangs with every signal blocked, is still ended. */
+static int
+wait_with_timeout(pid_t pid, unsigned int timeout, int *status)
+{
+	pid_t watchdog = fork(), done;
+	int other;
+
+	if (watchdog == 0) {
+		sleep(timeout);
+		_exit(0);
+	}
+	for (;;) {
+		done = wait(watchdog < 0 ? status : &other);
+		if (done == pid && watchdog > 0)
+			*status = other;
+		if (done == pid || (done < 0 && watchdog < 0))
+			break;
+		if (done == watchdog) {
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0)
+				;
+			return 1;
+		}
+	}
+	if (watchdog > 0) {
+		kill(watchdog, SIGKILL);
+		while (waitpid(watchdog, &other, 0) < 0)
+			;
+	}
+	return 0;
+}
+
 /* Runs one test in a child process: 0 passed, 1 failed, 2 error (signal or timeout). */
 static int
 run_one(const TCase *tc, const MTest *test, double multiplier)
 {
 	unsigned int timeout = (unsigned int)(tc->timeout * multiplier + 0.999);
-	int status;
+	int status = 0;
 	pid_t pid;
 
 	current_tcase = tc->name;
@@ -134,25 +168,34 @@ run_one(const TCase *tc, const MTest *test, double multiplier)
 		return 2;
 	}
 	if (pid == 0) {
-		alarm(timeout);
+		setpgid(0, 0);
 		test->fn(0);
 		fflush(stdout);
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		;
+	setpgid(pid, pid);
+	if (wait_with_timeout(pid, timeout, &status)) {
+		printf("%s:%s:E: Test timeout expired\n", tc->name, test->name);
+		return 2;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		printf("%s:%s: Passed\n", tc->name, test->name);
 		return 0;
 	}
 	if (WIFEXITED(status))
 		return 1;
-	if (WTERMSIG(status) == SIGALRM)
-		printf("%s:%s:E: Test timeout expired\n", tc->name, test->name);
-	else
-		printf("%s:%s:E: Received signal %d (%s)\n", tc->name, test->name,
-		       WTERMSIG(status), strsignal(WTERMSIG(status)));
+	printf("%s:%s:E: Received signal %d (%s)\n", tc->name, test->name, WTERMSIG(status),
+	       strsignal(WTERMSIG(status)));
 	return 2;
+}
+
+/* CK_RUN_SUITE and CK_RUN_CASE, as in Check: run only the named suite or test case. */
+static int
+selected(const char *variable, const char *name)
+{
+	const char *want = getenv(variable);
+
+	return !want || !*want || strcmp(want, name) == 0;
 }
 
 void
@@ -164,9 +207,11 @@ srunner_run_all(SRunner *sr, enum print_output mode)
 
 	(void)mode;
 	printf("Running suite(s): %s\n", sr->suite->name);
-	for (int i = 0; i < sr->suite->ntcases; i++) {
+	for (int i = 0; i < sr->suite->ntcases && selected("CK_RUN_SUITE", sr->suite->name); i++) {
 		const TCase *tc = sr->suite->tcases[i];
 
+		if (!selected("CK_RUN_CASE", tc->name))
+			continue;
 		for (int j = 0; j < tc->ntests; j++) {
 			int r = run_one(tc, tc->tests[j], multiplier > 0 ? multiplier : 1.0);
 
