@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "emu/emu.h"
 #include "emu/entry.h"
@@ -18,17 +20,21 @@
 /* What the kernel is known to offer (time64.h); the entry points read it inline. */
 int __tfd_t64_state;
 
-static pthread_once_t t64_once = PTHREAD_ONCE_INIT;
-
 /* A child forked while another thread was probing would wait for an answer that never comes. */
 static void
 t64_after_fork_child(void)
 {
-	if (__tfd_t64_state == TFD_T64_PROBING)
+	if (__tfd_t64_state >= TFD_T64_PROBING)
 		__tfd_t64_state = TFD_T64_UNKNOWN;
 }
 
-static void
+/*
+ * Registered at load, not at the first call: that call may come from a program's own
+ * pthread_atfork() prepare handler, inside fork(), where musl holds the lock that
+ * pthread_atfork() takes (a deadlock), or from a signal handler, where pthread_once() and
+ * the allocator are not safe.
+ */
+__attribute__((constructor)) static void
 t64_register_atfork(void)
 {
 	pthread_atfork(NULL, NULL, t64_after_fork_child);
@@ -37,12 +43,15 @@ t64_register_atfork(void)
 /*
  * Makes the time64 call @nr, or returns -ENOSYS without a call once the
  * kernel is known to lack the time64 calls.  Only the first call of the
- * process probes: threads that arrive meanwhile wait for its answer.  Once
- * the answer is PRESENT the entry points make the call inline (time64.h).
+ * process probes: threads that arrive meanwhile wait for its answer, except
+ * a signal handler that interrupted the probing thread itself, which could
+ * not wait for it and makes the call on its own.  Once the answer is PRESENT
+ * the entry points make the call inline (time64.h).
  */
 static long
 time64_call(long nr, long a1, long a2, long a3, long a4)
 {
+	int self = 0;
 	long r;
 
 	for (;;) {
@@ -53,14 +62,18 @@ time64_call(long nr, long a1, long a2, long a3, long a4)
 			return __tfd_syscall4(nr, a1, a2, a3, a4);
 		if (state == TFD_T64_MISSING)
 			return -ENOSYS;
-		if (state == TFD_T64_PROBING) {
+		if (!self)
+			self = (int)syscall(SYS_gettid);
+		if (state == TFD_T64_PROBING + self)
+			return __tfd_syscall4(nr, a1, a2, a3, a4);
+		if (state >= TFD_T64_PROBING) {
 			/* Another thread's probe is one syscall away from its answer. */
 			sched_yield();
 			continue;
 		}
-		pthread_once(&t64_once, t64_register_atfork);
-		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected, TFD_T64_PROBING, 0,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected,
+						TFD_T64_PROBING + self, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
 			break;
 	}
 	/* This thread owns the probe. */

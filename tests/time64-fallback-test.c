@@ -6,11 +6,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -64,6 +67,7 @@ __tfd_emu_gettime_its64(int fd, struct tfd_itimerspec64 *curr_value)
 #define FAKE_FD 3
 static int has_time64;
 static int calls[FAKE_NR_MAX];
+static int signal_inside_probe; /* raise SIGUSR1 inside the first time64 call */
 static struct tfd_itimerspec32 timer32;
 static struct tfd_itimerspec64 timer64;
 
@@ -77,6 +81,10 @@ long
 __tfd_syscall4(long n, long a1, long a2, long a3, long a4)
 {
 	__atomic_add_fetch(&calls[n], 1, __ATOMIC_SEQ_CST);
+	if ((n == TFD_NR_settime64 || n == TFD_NR_gettime64) && signal_inside_probe) {
+		signal_inside_probe = 0;
+		raise(SIGUSR1);
+	}
 	if ((n == TFD_NR_settime64 || n == TFD_NR_gettime64) && !has_time64) {
 		/* Slow enough that threads starting together overlap the probe. */
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
@@ -243,6 +251,60 @@ START_TEST(threads_making_their_first_call_together_probe_once)
 }
 END_TEST
 
+/* A signal handler's call while its own thread is probing: it cannot wait for the probe. */
+static volatile sig_atomic_t handler_result = 1;
+
+static void
+handler_calls_the_api(int sig)
+{
+	struct tfd_itimerspec64 cur;
+
+	(void)sig;
+	handler_result = __tfd_gettime64(FAKE_FD, &cur);
+}
+
+START_TEST(a_signal_handler_that_interrupts_the_probe_makes_its_own_call)
+{
+	struct tfd_itimerspec64 cur;
+
+	signal(SIGUSR1, handler_calls_the_api);
+	signal_inside_probe = 1;
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD, &cur), 0);
+	ck_assert_int_eq(handler_result, 0);
+	/* The probe and the handler's own call; after them, no more. */
+	ck_assert_int_eq(calls[TFD_NR_gettime64], 2);
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD, &cur), 0);
+	ck_assert_int_eq(calls[TFD_NR_gettime64], 2);
+	ck_assert_int_eq(calls[TFD_NR_gettime], 3);
+}
+END_TEST
+
+/* The first call from a program's own fork prepare handler, inside fork(). */
+static void
+prepare_makes_the_first_call(void)
+{
+	struct tfd_itimerspec64 cur;
+
+	handler_result = __tfd_gettime64(FAKE_FD, &cur);
+}
+
+START_TEST(the_first_call_may_come_from_a_fork_prepare_handler)
+{
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(pthread_atfork(prepare_makes_the_first_call, NULL, NULL), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(handler_result == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(handler_result, 0);
+	ck_assert_int_eq(calls[TFD_NR_gettime64], 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -258,6 +320,8 @@ main(void)
 	tcase_add_test(tc, fallback_keeps_the_kernel_errno_order);
 	tcase_add_test(tc, present_time64_calls_keep_the_kernel_errno_order);
 	tcase_add_test(tc, threads_making_their_first_call_together_probe_once);
+	tcase_add_test(tc, a_signal_handler_that_interrupts_the_probe_makes_its_own_call);
+	tcase_add_test(tc, the_first_call_may_come_from_a_fork_prepare_handler);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
