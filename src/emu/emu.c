@@ -62,8 +62,6 @@ create_locked(struct tfd_emu_timer *t, clockid_t clockid, enum tfd_base base, in
 	int r;
 	long fd;
 
-	if (__tfd_registry_reserve() < 0 || __tfd_queue_reserve(__tfd_registry_count() + 1) < 0)
-		return -ENOMEM;
 	t->slot = __tfd_slot_alloc();
 	if (!t->slot)
 		return -ENOMEM;
@@ -90,10 +88,81 @@ create_locked(struct tfd_emu_timer *t, clockid_t clockid, enum tfd_base base, in
 	return fd;
 }
 
+/* What a new timer needs in the registry and the queues, allocated with the lock let go. */
+struct room {
+	size_t buckets, queue_cap[TFD_NBASES];
+	void *bucket_mem, *queue_mem[TFD_NBASES];
+};
+
+static bool
+room_short(struct room *r)
+{
+	bool short_of_room;
+
+	r->buckets = __tfd_registry_room();
+	__tfd_queue_room(__tfd_registry_count() + 1, r->queue_cap);
+	short_of_room = r->buckets != 0;
+	for (int b = 0; b < TFD_NBASES; b++)
+		short_of_room |= r->queue_cap[b] != 0;
+	return short_of_room;
+}
+
+static void
+room_free(struct room *r)
+{
+	free(r->bucket_mem);
+	for (int b = 0; b < TFD_NBASES; b++)
+		free(r->queue_mem[b]);
+}
+
+static int
+room_alloc(struct room *r)
+{
+	r->bucket_mem = r->buckets ? calloc(r->buckets, sizeof(struct tfd_emu_timer *)) : NULL;
+	for (int b = 0; b < TFD_NBASES; b++)
+		r->queue_mem[b] = r->queue_cap[b] ? malloc(r->queue_cap[b] * sizeof(void *)) : NULL;
+	if (r->buckets && !r->bucket_mem)
+		return -ENOMEM;
+	for (int b = 0; b < TFD_NBASES; b++)
+		if (r->queue_cap[b] && !r->queue_mem[b])
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Takes the lock with room for one more timer, or gives -ENOMEM without it.  The room is
+ * allocated with the lock let go: the lock never covers a call into the allocator, since a
+ * thread waiting for the allocator's own lock while it held ours would deadlock with any
+ * thread interrupted inside malloc() whose signal handler calls timerfd_settime() (a system
+ * call, safe there).  Another thread may use the room first: then look again.
+ */
+static int
+lock_with_room(struct tfd_guard *g)
+{
+	for (;;) {
+		struct room r = { 0 };
+
+		__tfd_lock(g);
+		if (!room_short(&r))
+			return 0;
+		__tfd_unlock(g);
+		if (room_alloc(&r) < 0) {
+			room_free(&r);
+			return -ENOMEM;
+		}
+		__tfd_lock(g);
+		if (r.bucket_mem)
+			r.bucket_mem = __tfd_registry_grow(r.bucket_mem, r.buckets);
+		__tfd_queue_grow(r.queue_mem, r.queue_cap);
+		__tfd_unlock(g);
+		room_free(&r); /* what was replaced, or what another thread's room made needless */
+	}
+}
+
 long
 __tfd_emu_create(clockid_t clockid, int flags)
 {
-	struct tfd_emu_timer *t;
+	struct tfd_emu_timer *t, *dead, *bury_now = NULL;
 	struct tfd_guard g;
 	enum tfd_base base;
 	int saved_errno = errno;
@@ -111,13 +180,20 @@ __tfd_emu_create(clockid_t clockid, int flags)
 		return -ENOMEM;
 	t->w = t->h = -1;
 	t->node.pos = TFD_HEAP_NONE;
-	__tfd_lock(&g);
+	r = lock_with_room(&g);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
 	r = create_locked(t, clockid, base, flags);
 	if (r < 0 && t->w >= 0)
 		__tfd_thread_reap(t); /* the thread closes the write end it made, and frees */
 	else if (r < 0)
-		free(t);
+		bury_now = t;
+	dead = __tfd_graveyard_take();
 	__tfd_unlock(&g);
+	__tfd_graveyard_free(dead);
+	free(bury_now);
 	if (r >= 0)
 		__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;

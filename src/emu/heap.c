@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emu/heap.h"
 
@@ -46,21 +47,44 @@ sift_down(struct tfd_heap *h, size_t i)
 	place(h, i, node);
 }
 
-int
-tfd_heap_reserve(struct tfd_heap *h, size_t n)
+size_t
+tfd_heap_room(const struct tfd_heap *h, size_t n)
 {
 	size_t cap = h->cap ? h->cap : 64;
-	struct tfd_heap_node **v;
 
 	if (n <= h->cap)
 		return 0;
 	while (cap < n)
 		cap *= 2;
-	v = realloc(h->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	return cap;
+}
+
+void *
+tfd_heap_grow(struct tfd_heap *h, struct tfd_heap_node **v, size_t cap)
+{
+	struct tfd_heap_node **old = h->v;
+
+	if (cap <= h->cap)
+		return v;
+	if (h->n)
+		memcpy(v, old, h->n * sizeof(*v));
 	h->v = v;
 	h->cap = cap;
+	return old;
+}
+
+int
+tfd_heap_reserve(struct tfd_heap *h, size_t n)
+{
+	size_t cap = tfd_heap_room(h, n);
+	struct tfd_heap_node **v;
+
+	if (!cap)
+		return 0;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	free(tfd_heap_grow(h, v, cap));
 	return 0;
 }
 

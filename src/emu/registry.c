@@ -35,19 +35,25 @@ __tfd_registry_find(uint64_t ino)
 	return NULL;
 }
 
-/* Room grows at create only: lookups and removals, which settime may do, never allocate. */
-int
-__tfd_registry_reserve(void)
+/*
+ * Room grows at create only, and in two steps so that the lock never covers the allocator
+ * (emu.c, make_room()): lookups and removals, which settime may do, never allocate.
+ */
+size_t
+__tfd_registry_room(void)
 {
-	struct tfd_emu_timer **b;
-	size_t n;
-
 	if (nrecords < nbuckets)
 		return 0;
-	n = nbuckets ? 2 * nbuckets : 64;
-	b = calloc(n, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
+	return nbuckets ? 2 * nbuckets : 64;
+}
+
+void *
+__tfd_registry_grow(struct tfd_emu_timer **b, size_t n)
+{
+	struct tfd_emu_timer **old = buckets;
+
+	if (n <= nbuckets)
+		return b;
 	for (size_t i = 0; i < nbuckets; i++) {
 		while (buckets[i]) {
 			struct tfd_emu_timer *t = buckets[i];
@@ -57,10 +63,9 @@ __tfd_registry_reserve(void)
 			b[bucket_of(t->ino, n)] = t;
 		}
 	}
-	free(buckets);
 	buckets = b;
 	nbuckets = n;
-	return 0;
+	return old;
 }
 
 void

@@ -69,6 +69,7 @@ static int nspares, spare_err;
 static int to_close[SPARES]; /* thread's table: read ends handed over to the program */
 static int nto_close;
 static struct tfd_emu_timer *todo_head;
+static struct tfd_emu_timer *graveyard; /* records to free once the lock is let go */
 static bool harvest_due;
 static int ncancel_on_set;
 static int64_t last_offset;
@@ -76,7 +77,6 @@ static int64_t last_offset;
 static int64_t thread_wakes_at = INT64_MAX;
 /* CLOCK_MONOTONIC ns the thread lets go of the read ends it keeps (INT64_MAX: none kept). */
 static int64_t let_go_at = INT64_MAX;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* A child's fork() returns once its thread holds write ends of the inherited timers. */
 static sem_t adopted;
 static bool adopt_wait;
@@ -125,13 +125,19 @@ __tfd_queue_remove(struct tfd_emu_timer *t)
 	tfd_heap_remove(&queues[t->slot->base], &t->node);
 }
 
-int
-__tfd_queue_reserve(size_t n)
+void
+__tfd_queue_room(size_t n, size_t cap[TFD_NBASES])
 {
 	for (int b = 0; b < TFD_NBASES; b++)
-		if (tfd_heap_reserve(&queues[b], n) < 0)
-			return -ENOMEM;
-	return 0;
+		cap[b] = tfd_heap_room(&queues[b], n);
+}
+
+void
+__tfd_queue_grow(void *mem[TFD_NBASES], const size_t cap[TFD_NBASES])
+{
+	for (int b = 0; b < TFD_NBASES; b++)
+		if (mem[b])
+			mem[b] = tfd_heap_grow(&queues[b], mem[b], cap[b]);
 }
 
 void
@@ -180,7 +186,39 @@ todo_push(struct tfd_emu_timer *t)
 		pthread_cond_signal(&wake);
 }
 
-/* Thread: closes what the thread holds for @t; frees it once it is reaped and off the list. */
+/*
+ * Records are freed with the lock let go, never under it: the lock never covers a call into
+ * the allocator (design note, "Calls are safe where a system call is").  The link is the
+ * todo one: a record is buried only once it is off the thread's list.
+ */
+static void
+bury(struct tfd_emu_timer *t)
+{
+	t->todo = graveyard;
+	graveyard = t;
+}
+
+struct tfd_emu_timer *
+__tfd_graveyard_take(void)
+{
+	struct tfd_emu_timer *list = graveyard;
+
+	graveyard = NULL;
+	return list;
+}
+
+void
+__tfd_graveyard_free(struct tfd_emu_timer *list)
+{
+	while (list) {
+		struct tfd_emu_timer *t = list;
+
+		list = t->todo;
+		free(t);
+	}
+}
+
+/* Thread: closes what the thread holds for @t; buries it once it is reaped and off the list. */
 static void
 release(struct tfd_emu_timer *t)
 {
@@ -190,7 +228,7 @@ release(struct tfd_emu_timer *t)
 	t->w = -1;
 	t->watched = false;
 	if (t->dead && !t->on_todo)
-		free(t);
+		bury(t);
 }
 
 void
@@ -202,7 +240,7 @@ __tfd_thread_reap(struct tfd_emu_timer *t)
 	__tfd_queue_remove(t);
 	__tfd_registry_remove(t);
 	if (t->w < 0 && t->h < 0 && !t->on_todo)
-		free(t);
+		bury(t);
 	else
 		todo_push(t);
 }
@@ -448,6 +486,14 @@ thread_main(void *arg)
 			wait = CLOCK_CHECK_NS;
 		if (todo_head || nto_close || (nspares < SPARES && !spare_err))
 			continue;
+		if (graveyard) {
+			struct tfd_emu_timer *dead = __tfd_graveyard_take();
+
+			__tfd_unlock(&g);
+			__tfd_graveyard_free(dead);
+			__tfd_lock(&g);
+			continue;
+		}
 		/*
 		 * Saturating: a timer armed beyond KTIME_MAX waits until then (as the kernel's
 		 * hrtimer does), and this clock has moved on since run_queue() read it.
@@ -499,7 +545,6 @@ start_thread(void)
 int
 __tfd_thread_ensure(void)
 {
-	__tfd_emu_pid(); /* initialises this file's state once */
 	if (thread_pid != own_pid) {
 		int err = start_thread();
 
@@ -660,22 +705,22 @@ init_conds(void)
 	pthread_cond_init(&ready, NULL);
 }
 
-static void
-init_once(void)
+/*
+ * At load, not at the first call: that may come from a signal handler (pthread_once() is
+ * not safe there) or from a program's own pthread_atfork() prepare handler, inside fork(),
+ * where musl holds the lock that pthread_atfork() takes.  Registered first, the fork
+ * handlers also run after the program's own prepare handlers, which may call the API.
+ */
+__attribute__((constructor)) static void
+init_at_load(void)
 {
 	own_pid = getpid();
 	init_conds();
-}
-
-__attribute__((constructor)) static void
-register_fork_handlers(void)
-{
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 pid_t
 __tfd_emu_pid(void)
 {
-	pthread_once(&once, init_once);
 	return own_pid;
 }

@@ -90,8 +90,13 @@ __tfd_slot_current(const struct tfd_emu_timer *t)
 
 /* --- registry.c: this process's records, by the pipe's inode --------------------- */
 struct tfd_emu_timer *__tfd_registry_find(uint64_t ino);
-/* Room for one more record: 0 or -ENOMEM (before anything is made). */
-int __tfd_registry_reserve(void);
+/*
+ * Room for one more record, in two steps so that the allocation is made with the lock let
+ * go: the bucket count to allocate (0: there is room); then, lock held, the new buckets
+ * (zeroed) are taken if still needed, and what to free is returned (the old ones, or @b).
+ */
+size_t __tfd_registry_room(void);
+void *__tfd_registry_grow(struct tfd_emu_timer **b, size_t n);
 void __tfd_registry_insert(struct tfd_emu_timer *t);
 void __tfd_registry_remove(struct tfd_emu_timer *t);
 size_t __tfd_registry_count(void);
@@ -134,9 +139,21 @@ void __tfd_thread_adopt(struct tfd_emu_timer *t);
 /* (Re)queues @t by its shared state and wakes the thread if it must: never fails. */
 void __tfd_queue_update(struct tfd_emu_timer *t);
 void __tfd_queue_remove(struct tfd_emu_timer *t);
-/* Room in the queues for @n timers, so that requeueing never allocates: 0 or -ENOMEM. */
-int __tfd_queue_reserve(size_t n);
-/* A record that went stale: off the queue and the registry, its descriptors closed by the thread. */
+/*
+ * Room in the queues for @n timers, so that requeueing never allocates, in the same two
+ * steps: each queue's capacity to allocate (0: room enough); then, lock held, the arrays
+ * allocated for them are taken where still needed, and each mem[] is left with what to free.
+ */
+void __tfd_queue_room(size_t n, size_t cap[TFD_NBASES]);
+void __tfd_queue_grow(void *mem[TFD_NBASES], const size_t cap[TFD_NBASES]);
+/*
+ * A record that went stale: off the queue and the registry, its descriptors closed by the
+ * thread, and the record buried: freed by whoever lets the lock go where it may call the
+ * allocator (the thread, timerfd_create), never under the lock, never by settime/gettime.
+ */
 void __tfd_thread_reap(struct tfd_emu_timer *t);
+/* Lock held: the buried records, now the caller's to free with __tfd_graveyard_free() unlocked. */
+struct tfd_emu_timer *__tfd_graveyard_take(void);
+void __tfd_graveyard_free(struct tfd_emu_timer *list);
 
 #endif /* TFD_EMU_TIMER_H */
