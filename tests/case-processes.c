@@ -133,7 +133,7 @@ cancel_threads_inside_the_calls(void)
 START_TEST(a_thread_cancelled_inside_the_calls_leaves_the_others_working)
 {
 #ifdef ASAN_AND_CANCEL
-	printf("a_thread_cancelled...: not under AddressSanitizer (a false report at thread exit)\n");
+	case_skipped("a_thread_cancelled...: not under AddressSanitizer (a false report at thread exit)");
 #else
 	cancel_threads_inside_the_calls();
 #endif
@@ -300,16 +300,16 @@ START_TEST(running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing)
 
 	/* valgrind's own allocations fail first under RLIMIT_AS, and it stops the process. */
 	if (wrapper && strstr(wrapper, "valgrind")) {
-		printf("running_out_of_memory...: not under valgrind (%s)\n", wrapper);
+		case_skipped("running_out_of_memory...: not under valgrind, whose own allocations fail first");
 		return;
 	}
 	/* Under qemu-user the limit binds the emulator's own memory too (one host process). */
 	if (under_qemu()) {
-		printf("running_out_of_memory...: not under qemu-user, whose allocations it limits\n");
+		case_skipped("running_out_of_memory...: not under qemu-user, whose allocations it limits");
 		return;
 	}
 #ifdef SHADOW_MEMORY
-	printf("running_out_of_memory...: not under a sanitizer with shadow memory\n");
+	case_skipped("running_out_of_memory...: not under a sanitizer with shadow memory");
 	return;
 #endif
 	in_child(run_out_of_memory);
@@ -450,7 +450,7 @@ timer_fires_for_the_survivor(void (*fn)(void))
 	 */
 	if (!robust_locks() || under_qemu()) {
 		/* Under qemu-user these fail now and then (doubled counts, end-of-file): open. */
-		printf("timer_fires_for_the_survivor: not under qemu-user or without robust futexes\n");
+		case_skipped("timer_fires_for_the_survivor: not under qemu-user or without robust futexes");
 		return;
 	}
 	ck_assert_int_eq(pipe(link), 0);

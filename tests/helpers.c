@@ -128,6 +128,13 @@ under_qemu(void)
 }
 
 void
+case_skipped(const char *what_and_why)
+{
+	printf("skipped case: %s\n", what_and_why);
+	fflush(stdout);
+}
+
+void
 in_child(void (*fn)(void))
 {
 	int status;
