@@ -150,46 +150,13 @@ kernel_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 	return r;
 }
 
-/*
- * After the kernel's error @r: the emulation answers for its own timers (the
- * kernel refused them: a pipe is no timerfd), and for every descriptor once
- * the kernel turned out to have no timerfd at all.
- */
-static long
-settime64_after_error(int fd, int flags, const struct tfd_itimerspec64 *new_value,
-		      struct tfd_itimerspec64 *old_value, long r)
-{
-	long e;
-
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		return __tfd_emu_settime_its64(fd, flags, new_value, old_value);
-	if (__tfd_emu_in_use() &&
-	    (e = __tfd_emu_try_settime_its64(fd, flags, new_value, old_value, r)) !=
-		    TFD_EMU_NOT_OURS)
-		return e;
-	return r;
-}
-
-static long
-gettime64_after_error(int fd, struct tfd_itimerspec64 *curr_value, long r)
-{
-	long e;
-
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		return __tfd_emu_gettime_its64(fd, curr_value);
-	if (__tfd_emu_in_use() &&
-	    (e = __tfd_emu_try_gettime_its64(fd, curr_value)) != TFD_EMU_NOT_OURS)
-		return e;
-	return r;
-}
-
 long
 __tfd_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 		struct tfd_itimerspec64 *old_value)
 {
 	long r = kernel_settime64(fd, flags, new_value, old_value);
 
-	return __tfd_is_err(r) ? settime64_after_error(fd, flags, new_value, old_value, r) : r;
+	return __tfd_is_err(r) ? __tfd_emu_settime_after_its64(r, fd, flags, new_value, old_value) : r;
 }
 
 long
@@ -197,7 +164,7 @@ __tfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 {
 	long r = kernel_gettime64(fd, curr_value);
 
-	return __tfd_is_err(r) ? gettime64_after_error(fd, curr_value, r) : r;
+	return __tfd_is_err(r) ? __tfd_emu_gettime_after_its64(r, fd, curr_value) : r;
 }
 
 /* The entry points' slow halves (time64.h): all but a settled probe's success. */
@@ -208,7 +175,7 @@ __tfd_settime64_slow(long r, int fd, int flags, const struct tfd_itimerspec64 *n
 	if (r == TFD_T64_NOT_ASKED)
 		r = __tfd_settime64(fd, flags, new_value, old_value);
 	else
-		r = settime64_after_error(fd, flags, new_value, old_value, r);
+		r = __tfd_emu_settime_after_its64(r, fd, flags, new_value, old_value);
 	return (int)__tfd_ret(r);
 }
 
@@ -218,7 +185,7 @@ __tfd_gettime64_slow(long r, int fd, struct tfd_itimerspec64 *curr_value)
 	if (r == TFD_T64_NOT_ASKED)
 		r = __tfd_gettime64(fd, curr_value);
 	else
-		r = gettime64_after_error(fd, curr_value, r);
+		r = __tfd_emu_gettime_after_its64(r, fd, curr_value);
 	return (int)__tfd_ret(r);
 }
 

@@ -21,18 +21,11 @@ timerfd_gettime(int fd, struct itimerspec *curr_value)
 	return __tfd_gettime64_entry(fd, curr_value);
 }
 #else
-/* As settime_after_error() in timerfd_settime.c: emulated timers, and the kernel's ENOSYS. */
+/* As settime_after_error() in timerfd_settime.c. */
 static TFD_SLOW_HALF int
 gettime_after_error(long r, int fd, struct itimerspec *curr_value)
 {
-	long e;
-
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_gettime_its(fd, curr_value);
-	else if (__tfd_emu_in_use() &&
-		 (e = __tfd_emu_try_gettime_its(fd, curr_value)) != TFD_EMU_NOT_OURS)
-		r = e;
-	return (int)__tfd_ret(r);
+	return (int)__tfd_ret(__tfd_emu_gettime_after_its(r, fd, curr_value));
 }
 
 /*

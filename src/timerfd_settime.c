@@ -23,26 +23,15 @@ timerfd_settime(int fd, int flags, const struct itimerspec *new_value,
 }
 #else
 /*
- * Everything after the kernel's error @r (argument order: internal.h).  An emulated timer is a pipe, which
- * the kernel refuses (EINVAL, or an earlier errno for bad arguments that the
- * emulation then gives too): the emulation answers for its own timers, and for
- * every descriptor once the kernel turned out to have no timerfd (ENOSYS).
- * Tail-called with the entry point's own arguments, so the success path saves
- * nothing for it; it finishes the entry point's work (errno, -1).
+ * Everything after the kernel's error @r (argument order: internal.h): the
+ * emulation's part (emu/entry.h), then errno and -1.  Tail-called with the entry
+ * point's own arguments, so the success path saves nothing for it.
  */
 static TFD_SLOW_HALF int
 settime_after_error(long r, int fd, int flags, const struct itimerspec *new_value,
 		    struct itimerspec *old_value)
 {
-	long e;
-
-	if (r == -ENOSYS && __tfd_backend_switch_to_emulation())
-		r = __tfd_emu_settime_its(fd, flags, new_value, old_value);
-	else if (__tfd_emu_in_use() &&
-		 (e = __tfd_emu_try_settime_its(fd, flags, new_value, old_value, r)) !=
-			 TFD_EMU_NOT_OURS)
-		r = e;
-	return (int)__tfd_ret(r);
+	return (int)__tfd_ret(__tfd_emu_settime_after_its(r, fd, flags, new_value, old_value));
 }
 
 /* The kernel first: on success this is the C library's wrapper, instruction for instruction. */

@@ -24,43 +24,20 @@
 #include "fake-kernel.h"
 #include "time64.h"
 
-/* No emulated timers here: time64.c's calls into the emulation are never taken. */
-int
-__tfd_backend_switch_to_emulation(void)
-{
-	return 0;
-}
-
-int __tfd_emu_used;
-
+/* No emulated timers here: the emulation gives back the kernel's answer, or its ENOSYS. */
 long
-__tfd_emu_try_settime_its64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
-			    struct tfd_itimerspec64 *old_value, long kernel_r)
-{
-	(void)fd, (void)flags, (void)new_value, (void)old_value, (void)kernel_r;
-	return TFD_EMU_NOT_OURS;
-}
-
-long
-__tfd_emu_try_gettime_its64(int fd, struct tfd_itimerspec64 *curr_value)
-{
-	(void)fd, (void)curr_value;
-	return TFD_EMU_NOT_OURS;
-}
-
-long
-__tfd_emu_settime_its64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
-			struct tfd_itimerspec64 *old_value)
+__tfd_emu_settime_after_its64(long r, int fd, int flags, const struct tfd_itimerspec64 *new_value,
+			      struct tfd_itimerspec64 *old_value)
 {
 	(void)fd, (void)flags, (void)new_value, (void)old_value;
-	return -ENOSYS;
+	return r;
 }
 
 long
-__tfd_emu_gettime_its64(int fd, struct tfd_itimerspec64 *curr_value)
+__tfd_emu_gettime_after_its64(long r, int fd, struct tfd_itimerspec64 *curr_value)
 {
 	(void)fd, (void)curr_value;
-	return -ENOSYS;
+	return r;
 }
 
 /* The simulated kernel: one timer on fd 3, and whether it has the time64 calls. */

@@ -126,19 +126,33 @@ not_ours(long r, bool only_ours)
 	{                                                                                  \
 		return settime_##suffix(fd, flags, new_value, old_value, false, false);    \
 	}                                                                                  \
-	long __tfd_emu_try_settime_##suffix(int fd, int flags, const type *new_value,      \
-					    type *old_value, long kernel_r)                \
-	{                                                                                  \
-		return settime_##suffix(fd, flags, new_value, old_value, true,             \
-					kernel_r == -EINVAL);                              \
-	}                                                                                  \
 	long __tfd_emu_gettime_##suffix(int fd, type *curr_value)                          \
 	{                                                                                  \
 		return gettime_##suffix(fd, curr_value, false);                            \
 	}                                                                                  \
-	long __tfd_emu_try_gettime_##suffix(int fd, type *curr_value)                      \
+	long __tfd_emu_settime_after_##suffix(long r, int fd, int flags,                   \
+					      const type *new_value, type *old_value)      \
 	{                                                                                  \
-		return gettime_##suffix(fd, curr_value, true);                             \
+		long e;                                                                    \
+                                                                                           \
+		if (r == -ENOSYS && __tfd_backend_switch_to_emulation())                   \
+			return settime_##suffix(fd, flags, new_value, old_value, false,    \
+						false);                                    \
+		if (!__tfd_emu_in_use())                                                   \
+			return r;                                                          \
+		e = settime_##suffix(fd, flags, new_value, old_value, true, r == -EINVAL); \
+		return e == TFD_EMU_NOT_OURS ? r : e;                                      \
+	}                                                                                  \
+	long __tfd_emu_gettime_after_##suffix(long r, int fd, type *curr_value)            \
+	{                                                                                  \
+		long e;                                                                    \
+                                                                                           \
+		if (r == -ENOSYS && __tfd_backend_switch_to_emulation())                   \
+			return gettime_##suffix(fd, curr_value, false);                    \
+		if (!__tfd_emu_in_use())                                                   \
+			return r;                                                          \
+		e = gettime_##suffix(fd, curr_value, true);                                \
+		return e == TFD_EMU_NOT_OURS ? r : e;                                      \
 	}
 
 DEFINE_EMU_CALLS(its, struct itimerspec, from_its, to_its)
