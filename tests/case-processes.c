@@ -89,6 +89,64 @@ START_TEST(settime_and_gettime_work_from_a_signal_handler)
 }
 END_TEST
 
+/*
+ * The handler interrupts the program inside malloc() and free() while another thread makes
+ * and closes timers (the allocator's lock held by the interrupted code, timers' records
+ * made and freed meanwhile): the calls are as safe there as the system calls.
+ */
+static volatile int churning;
+
+static void *
+make_and_close_timers(void *arg)
+{
+	struct itimerspec its = its_ns(1000, 0);
+	int fds[100];
+
+	(void)arg;
+	while (__atomic_load_n(&churning, __ATOMIC_RELAXED)) {
+		int n = 0;
+
+		while (n < 100 && (fds[n] = timerfd_create(CLOCK_MONOTONIC, 0)) >= 0)
+			timerfd_settime(fds[n++], 0, &its, NULL);
+		while (n)
+			close(fds[--n]);
+	}
+	return NULL;
+}
+
+START_TEST(a_signal_handler_may_call_the_api_while_the_program_allocates)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval fast = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	int64_t end = now_ns(CLOCK_MONOTONIC) + 500 * NS_PER_MS;
+	pthread_t churn;
+
+	handler_timer = timerfd_create(CLOCK_MONOTONIC, 0);
+	ck_assert_int_ge(handler_timer, 0);
+	__atomic_store_n(&churning, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_create(&churn, NULL, make_and_close_timers, NULL), 0);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &fast, NULL);
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		void *p[16];
+
+		for (int i = 0; i < 16; i++) {
+			p[i] = malloc(16 + (size_t)i * 40);
+			ck_assert_ptr_ne(p[i], NULL);
+			memset(p[i], 1, 16);
+		}
+		for (int i = 0; i < 16; i++)
+			free(p[i]);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	__atomic_store_n(&churning, 0, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(churn, NULL), 0);
+	ck_assert_int_gt(handler_calls, 10);
+	ck_assert_int_eq(handler_errors, 0);
+	close(handler_timer);
+}
+END_TEST
+
 /* --- cancellation --------------------------------------------------------------------- */
 
 #ifndef ASAN_AND_CANCEL
@@ -506,6 +564,7 @@ tcase_processes(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, settime_and_gettime_work_from_a_signal_handler);
+	tcase_add_test(tc, a_signal_handler_may_call_the_api_while_the_program_allocates);
 	tcase_add_test(tc, a_thread_cancelled_inside_the_calls_leaves_the_others_working);
 	tcase_add_test(tc, a_programs_own_prepare_handler_may_call_the_api);
 	tcase_add_test(tc, timers_work_after_the_main_thread_exits);
