@@ -147,6 +147,48 @@ START_TEST(a_signal_handler_may_call_the_api_while_the_program_allocates)
 }
 END_TEST
 
+/*
+ * A program that blocks a signal in every thread and takes it with sigwait(): a
+ * process-directed one, sent while the first timer is made (and the emulation's thread
+ * starts), must wait for sigwait(), never find a thread of the library that has it
+ * unblocked (its default action would end the process).
+ */
+static void *
+send_usr1(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200; i++) {
+		kill(getpid(), SIGUSR1);
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void
+first_timer_while_signals_arrive(void)
+{
+	sigset_t usr1;
+	pthread_t sender;
+	int sig = 0, fd;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	child_assert(pthread_sigmask(SIG_BLOCK, &usr1, NULL) == 0);
+	child_assert(pthread_create(&sender, NULL, send_usr1, NULL) == 0);
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd >= 0);
+	child_assert(pthread_join(sender, NULL) == 0);
+	child_assert(sigwait(&usr1, &sig) == 0 && sig == SIGUSR1);
+	close(fd);
+}
+
+START_TEST(a_blocked_signal_sent_as_the_first_timer_is_made_waits_for_the_program)
+{
+	for (int i = 0; i < 20; i++)
+		in_child(first_timer_while_signals_arrive);
+}
+END_TEST
+
 /* --- cancellation --------------------------------------------------------------------- */
 
 #ifndef ASAN_AND_CANCEL
@@ -565,6 +607,7 @@ tcase_processes(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, settime_and_gettime_work_from_a_signal_handler);
 	tcase_add_test(tc, a_signal_handler_may_call_the_api_while_the_program_allocates);
+	tcase_add_test(tc, a_blocked_signal_sent_as_the_first_timer_is_made_waits_for_the_program);
 	tcase_add_test(tc, a_thread_cancelled_inside_the_calls_leaves_the_others_working);
 	tcase_add_test(tc, a_programs_own_prepare_handler_may_call_the_api);
 	tcase_add_test(tc, timers_work_after_the_main_thread_exits);
