@@ -5,9 +5,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "emu/emu.h"
 #include "emu/entry.h"
@@ -24,7 +23,7 @@ int __tfd_t64_state;
 static void
 t64_after_fork_child(void)
 {
-	if (__tfd_t64_state >= TFD_T64_PROBING)
+	if (__tfd_t64_state == TFD_T64_PROBING)
 		__tfd_t64_state = TFD_T64_UNKNOWN;
 }
 
@@ -41,6 +40,12 @@ t64_register_atfork(void)
 }
 
 /*
+ * Set while this thread probes.  Initial-exec: a signal handler reads it, and a
+ * dynamic TLS access may allocate the first time.
+ */
+static _Thread_local volatile sig_atomic_t probing_here __attribute__((tls_model("initial-exec")));
+
+/*
  * Makes the time64 call @nr, or returns -ENOSYS without a call once the
  * kernel is known to lack the time64 calls.  Only the first call of the
  * process probes: threads that arrive meanwhile wait for its answer, except
@@ -51,35 +56,33 @@ t64_register_atfork(void)
 static long
 time64_call(long nr, long a1, long a2, long a3, long a4)
 {
-	int self = 0;
 	long r;
 
 	for (;;) {
 		int state = __atomic_load_n(&__tfd_t64_state, __ATOMIC_ACQUIRE);
 		int expected = TFD_T64_UNKNOWN;
 
-		if (state == TFD_T64_PRESENT)
+		if (state == TFD_T64_PRESENT || (state == TFD_T64_PROBING && probing_here))
 			return __tfd_syscall4(nr, a1, a2, a3, a4);
 		if (state == TFD_T64_MISSING)
 			return -ENOSYS;
-		if (!self)
-			self = (int)syscall(SYS_gettid);
-		if (state == TFD_T64_PROBING + self)
-			return __tfd_syscall4(nr, a1, a2, a3, a4);
-		if (state >= TFD_T64_PROBING) {
+		if (state == TFD_T64_PROBING) {
 			/* Another thread's probe is one syscall away from its answer. */
 			sched_yield();
 			continue;
 		}
-		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected,
-						TFD_T64_PROBING + self, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		/* Set first: a handler that comes after the exchange must see it. */
+		probing_here = 1;
+		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected, TFD_T64_PROBING, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			break;
+		probing_here = 0;
 	}
 	/* This thread owns the probe. */
 	r = __tfd_syscall4(nr, a1, a2, a3, a4);
 	__atomic_store_n(&__tfd_t64_state, r == -ENOSYS ? TFD_T64_MISSING : TFD_T64_PRESENT,
 			 __ATOMIC_RELEASE);
+	probing_here = 0;
 	return r;
 }
 

@@ -58,11 +58,8 @@ int __timerfd_gettime64(int fd, struct tfd_itimerspec64 *curr_value);
 
 /* The entry points' halves below use the syscall layer: its header (syscall.h) comes first. */
 #ifdef TFD_NR_settime64
-/*
- * What the kernel is known to offer: moves once from UNKNOWN to PRESENT or MISSING (time64.c);
- * meanwhile PROBING plus the tid of the thread whose call is the probe.
- */
-enum { TFD_T64_UNKNOWN, TFD_T64_PRESENT, TFD_T64_MISSING, TFD_T64_PROBING };
+/* What the kernel is known to offer: moves once from UNKNOWN to PRESENT or MISSING (time64.c). */
+enum { TFD_T64_UNKNOWN, TFD_T64_PROBING, TFD_T64_PRESENT, TFD_T64_MISSING };
 extern int __tfd_t64_state __attribute__((visibility("hidden")));
 
 /*

@@ -64,8 +64,13 @@ on_alarm(int sig)
 
 START_TEST(settime_and_gettime_work_from_a_signal_handler)
 {
+	/*
+	 * Every 200 us; every 2 ms under qemu-user, where a handler's emulated calls take
+	 * longer than 200 us and the next signal would be due before the handler returned.
+	 */
+	suseconds_t period = under_qemu() ? 2000 : 200;
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct itimerval fast = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	struct itimerval fast = { { 0, period }, { 0, period } }, off = { 0 };
 	struct itimerspec its = its_ns(NS_PER_S, 0), cur;
 	int own = timerfd_create(CLOCK_MONOTONIC, 0);
 	int64_t end = now_ns(CLOCK_MONOTONIC) + 300 * NS_PER_MS;
@@ -121,6 +126,15 @@ START_TEST(a_signal_handler_may_call_the_api_while_the_program_allocates)
 	int64_t end = now_ns(CLOCK_MONOTONIC) + 500 * NS_PER_MS;
 	pthread_t churn;
 
+	/*
+	 * qemu-user's own signal delivery does not survive this, whatever the timer: the same
+	 * loop with the C library's timerfd crashes under qemu-i386 with musl (SIGSEGV) and
+	 * starves with glibc.  Natively it runs on both backends.
+	 */
+	if (under_qemu()) {
+		case_skipped("a_signal_handler...allocates: not under qemu-user, whose signal delivery fails it");
+		return;
+	}
 	handler_timer = timerfd_create(CLOCK_MONOTONIC, 0);
 	ck_assert_int_ge(handler_timer, 0);
 	__atomic_store_n(&churning, 1, __ATOMIC_RELAXED);
