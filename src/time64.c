@@ -40,29 +40,24 @@ t64_register_atfork(void)
 }
 
 /*
- * Set while this thread probes.  Initial-exec: a signal handler reads it, and a
- * dynamic TLS access may allocate the first time.
- */
-static _Thread_local volatile sig_atomic_t probing_here __attribute__((tls_model("initial-exec")));
-
-/*
  * Makes the time64 call @nr, or returns -ENOSYS without a call once the
  * kernel is known to lack the time64 calls.  Only the first call of the
- * process probes: threads that arrive meanwhile wait for its answer, except
- * a signal handler that interrupted the probing thread itself, which could
- * not wait for it and makes the call on its own.  Once the answer is PRESENT
- * the entry points make the call inline (time64.h).
+ * process probes: threads that arrive meanwhile wait for its answer.  The
+ * probing thread blocks signals for the probe (two calls, once per process):
+ * a handler on that thread would wait for its own probe for ever.  Once the
+ * answer is PRESENT the entry points make the call inline (time64.h).
  */
 static long
 time64_call(long nr, long a1, long a2, long a3, long a4)
 {
+	sigset_t all, mask;
 	long r;
 
 	for (;;) {
 		int state = __atomic_load_n(&__tfd_t64_state, __ATOMIC_ACQUIRE);
 		int expected = TFD_T64_UNKNOWN;
 
-		if (state == TFD_T64_PRESENT || (state == TFD_T64_PROBING && probing_here))
+		if (state == TFD_T64_PRESENT)
 			return __tfd_syscall4(nr, a1, a2, a3, a4);
 		if (state == TFD_T64_MISSING)
 			return -ENOSYS;
@@ -71,18 +66,18 @@ time64_call(long nr, long a1, long a2, long a3, long a4)
 			sched_yield();
 			continue;
 		}
-		/* Set first: a handler that comes after the exchange must see it. */
-		probing_here = 1;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &mask);
 		if (__atomic_compare_exchange_n(&__tfd_t64_state, &expected, TFD_T64_PROBING, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			break;
-		probing_here = 0;
+		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	}
 	/* This thread owns the probe. */
 	r = __tfd_syscall4(nr, a1, a2, a3, a4);
 	__atomic_store_n(&__tfd_t64_state, r == -ENOSYS ? TFD_T64_MISSING : TFD_T64_PRESENT,
 			 __ATOMIC_RELEASE);
-	probing_here = 0;
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	return r;
 }
 
