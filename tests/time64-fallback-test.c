@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

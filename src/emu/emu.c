@@ -120,7 +120,7 @@ room_alloc(struct room *r)
 {
 	r->bucket_mem = r->buckets ? calloc(r->buckets, sizeof(struct tfd_emu_timer *)) : NULL;
 	for (int b = 0; b < TFD_NBASES; b++)
-		r->queue_mem[b] = r->queue_cap[b] ? malloc(r->queue_cap[b] * sizeof(void *)) : NULL;
+		r->queue_mem[b] = r->queue_cap[b] ? malloc(r->queue_cap[b] * sizeof(struct tfd_heap_node *)) : NULL;
 	if (r->buckets && !r->bucket_mem)
 		return -ENOMEM;
 	for (int b = 0; b < TFD_NBASES; b++)

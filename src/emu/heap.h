@@ -18,12 +18,11 @@ struct tfd_heap {
 	size_t n, cap;
 };
 
-/* Makes room for @n nodes, so that pushes up to there cannot fail: 0, or -ENOMEM. */
 /* Room for @n nodes: the capacity to allocate for it, or 0 when there is room already. */
 size_t tfd_heap_room(const struct tfd_heap *h, size_t n);
 /* Takes @v (room for @cap nodes) if that is more room; returns what to free: the old array, or @v. */
 void *tfd_heap_grow(struct tfd_heap *h, struct tfd_heap_node **v, size_t cap);
-/* Both in one (it allocates): -ENOMEM, or 0 with room for @n nodes. */
+/* Both in one (it allocates): room for @n nodes, so that pushes up to there cannot fail: 0, or -ENOMEM. */
 int tfd_heap_reserve(struct tfd_heap *h, size_t n);
 /* Queues @node (pos must be TFD_HEAP_NONE): 0, or -ENOMEM. */
 int tfd_heap_push(struct tfd_heap *h, struct tfd_heap_node *node);

@@ -37,7 +37,7 @@ __tfd_registry_find(uint64_t ino)
 
 /*
  * Room grows at create only, and in two steps so that the lock never covers the allocator
- * (emu.c, make_room()): lookups and removals, which settime may do, never allocate.
+ * (emu.c, lock_with_room()): lookups and removals, which settime may do, never allocate.
  */
 size_t
 __tfd_registry_room(void)

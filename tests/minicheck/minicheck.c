@@ -117,9 +117,12 @@ mc_fail(const char *file, int line, const char *fmt, ...)
 	_exit(1);
 }
 
-/* Waits for the test's process; kills its process group when the timeout runs out first.
- * As Check does, the timeout is kept by the parent (here: a watchdog child that sleeps it
- * out), so a test that blocks SIGALRM, or hangs with every signal blocked, is still ended. */
+/*
+ * Waits for the test's process; kills its process group when the timeout runs out first
+ * (1).  As Check does, the timeout is kept by the parent (here: a watchdog child that
+ * sleeps it out), so a test that blocks SIGALRM, or hangs with every signal blocked, is
+ * still ended.
+ */
 static int
 wait_with_timeout(pid_t pid, unsigned int timeout, int *status)
 {
@@ -130,24 +133,23 @@ wait_with_timeout(pid_t pid, unsigned int timeout, int *status)
 		sleep(timeout);
 		_exit(0);
 	}
-	for (;;) {
-		done = wait(watchdog < 0 ? status : &other);
-		if (done == pid && watchdog > 0)
-			*status = other;
-		if (done == pid || (done < 0 && watchdog < 0))
-			break;
-		if (done == watchdog) {
-			kill(-pid, SIGKILL);
-			while (waitpid(pid, status, 0) < 0)
-				;
-			return 1;
-		}
-	}
-	if (watchdog > 0) {
-		kill(watchdog, SIGKILL);
-		while (waitpid(watchdog, &other, 0) < 0)
+	if (watchdog < 0) { /* no watchdog: wait without a timeout */
+		while (waitpid(pid, status, 0) < 0)
 			;
+		return 0;
 	}
+	while ((done = wait(&other)) != pid && done != watchdog)
+		;
+	if (done == watchdog) {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, status, 0) < 0)
+			;
+		return 1;
+	}
+	*status = other;
+	kill(watchdog, SIGKILL);
+	while (waitpid(watchdog, &other, 0) < 0)
+		;
 	return 0;
 }
 
