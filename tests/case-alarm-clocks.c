@@ -48,6 +48,15 @@ START_TEST(alarm_clocks_are_refused_without_cap_wake_alarm)
 	struct itimerspec its = its_ns(NS_PER_S, 0);
 	int fds[N_ALARM_CLOCKS];
 
+	/*
+	 * Without capget(2) (the basic-ABI environment) nobody can tell that the caller holds
+	 * the capability: the emulation refuses alarm timers, as to an unprivileged caller.
+	 */
+	if (syscall(SYS_capget, &(struct tfd_cap_header){ .version = TFD_CAP_VERSION_3 },
+		    (struct tfd_cap_data[2]){ 0 }) < 0 && errno == ENOSYS) {
+		check_create_refused();
+		return;
+	}
 	if (!wake_alarm_capability(false)) {
 		/* Unprivileged: the kernel refuses, and we cannot grant ourselves the right. */
 		check_create_refused();

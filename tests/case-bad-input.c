@@ -140,6 +140,11 @@ check_row(const struct bad_input *r, char *why, size_t size)
 	int want = r->err, got;
 	long ret;
 
+	/* The basic-ABI environment has no eventfd: that row cannot be made there. */
+	if (r->fd == FD_EVENTFD && fd < 0 && errno == ENOSYS) {
+		fprintf(stderr, "\"%s\" not run: eventfd(2) answers ENOSYS here\n", r->what);
+		return true;
+	}
 	if (r->op != BAD_CREATE && fd_is_owned(r->fd))
 		ck_assert_msg(fd >= 0, "%s: fixture: %s", r->what, strerror(errno));
 	if (r->emulation_differs && timer_is_emulated(fd))

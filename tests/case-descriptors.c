@@ -235,12 +235,25 @@ END_TEST
 static int
 spawned_program_descriptors(void)
 {
-	char *argv[] = { "sh", "-c", "n=0; for f in /proc/self/fd/*; do n=$((n+1)); done; exit $n",
+	/* Counted without /proc (the basic-ABI environment has none): each number the shell dups. */
+	char *argv[] = { "sh", "-c",
+			 "n=0; fd=0; while [ $fd -lt 256 ]; do if (eval \": <&$fd\") 2>/dev/null; "
+			 "then n=$((n+1)); fi; fd=$((fd+1)); done; exit $n",
 			 NULL };
 	pid_t pid;
-	int status;
+	int status, err;
 
-	ck_assert_int_eq(posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), 0);
+	err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+	/* Where clone(CLONE_VM | CLONE_VFORK) is refused (ENOSYS), as a program would: fork. */
+	if (err == ENOSYS) {
+		pid = fork();
+		if (pid == 0) {
+			execve("/bin/sh", argv, environ);
+			_exit(127);
+		}
+		err = pid < 0 ? errno : 0;
+	}
+	ck_assert_int_eq(err, 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
 	return WEXITSTATUS(status);

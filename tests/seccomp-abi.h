@@ -32,12 +32,18 @@ struct tfd_seccomp_data {
 };
 
 /*
- * The three classic BPF instructions the filter uses, each code spelled whole (the
- * kernel's BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K and BPF_RET | BPF_K).
+ * The classic BPF instructions the filters use, each code spelled whole (the kernel's
+ * BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JSET | BPF_K,
+ * BPF_ALU | BPF_AND | BPF_K and BPF_RET | BPF_K).  A jump's jt and jf count the
+ * instructions it skips, at most 255: a long filter is a chain of short jumps.
  */
 #define TFD_BPF_LD_W_ABS 0x20
 #define TFD_BPF_JEQ_K 0x15
+#define TFD_BPF_JSET_K 0x45
+#define TFD_BPF_AND_K 0x54
 #define TFD_BPF_RET_K 0x06
+/* The longest filter the kernel takes (BPF_MAXINSNS). */
+#define TFD_BPF_MAXINSNS 4096
 #define BPF_STMT(code, k) { (uint16_t)(code), 0, 0, (uint32_t)(k) }
 #define BPF_JUMP(code, k, jt, jf) { (uint16_t)(code), (jt), (jf), (uint32_t)(k) }
 

@@ -11,6 +11,7 @@
 
 #include "emu/capability.h"
 #include "emu/emu.h"
+#include "emu/fifo.h"
 #include "emu/timer.h"
 
 int __tfd_emu_used;
@@ -53,116 +54,59 @@ may_wake_alarm(void)
 	return data[TFD_CAP_WAKE_ALARM / 32].effective & (1u << (TFD_CAP_WAKE_ALARM % 32));
 }
 
-/* Makes the timer under the lock: the program's descriptor, or -errno with nothing left over. */
-static long
-create_locked(struct tfd_emu_timer *t, clockid_t clockid, enum tfd_base base, int flags)
+/* Blocks every signal and cancellation for a create (the server starts with them blocked). */
+static void
+guard(struct tfd_guard *g)
 {
-	uint64_t dev;
-	pid_t tid;
-	int r;
-	long fd;
+	sigset_t all;
 
-	t->slot = __tfd_slot_alloc();
-	if (!t->slot)
-		return -ENOMEM;
-	fd = __tfd_thread_take_pipe(&r, &t->w, &tid);
-	if (fd == 0)
-		fd = __tfd_pipe_open_reader(tid, r, flags);
-	if (fd >= 0 && __tfd_pipe_inode((int)fd, &dev, &t->ino) < 0) {
-		close((int)fd);
-		fd = -ENOMEM;
-	}
-	if (fd < 0) {
-		__tfd_slot_free(t->slot);
-		return fd;
-	}
-	t->gen = t->slot->gen;
-	t->slot->dev = dev;
-	t->slot->ino = t->ino;
-	t->slot->clockid = clockid;
-	t->slot->base = base;
-	t->slot->st.alarm = is_alarm(clockid);
-	t->rfd = (int)fd;
-	__tfd_registry_insert(t);
-	__tfd_thread_adopt(t);
-	return fd;
-}
-
-/* What a new timer needs in the registry and the queues, allocated with the lock let go. */
-struct room {
-	size_t buckets, queue_cap[TFD_NBASES];
-	void *bucket_mem, *queue_mem[TFD_NBASES];
-};
-
-static bool
-room_short(struct room *r)
-{
-	bool short_of_room;
-
-	r->buckets = __tfd_registry_room();
-	__tfd_queue_room(__tfd_registry_count() + 1, r->queue_cap);
-	short_of_room = r->buckets != 0;
-	for (int b = 0; b < TFD_NBASES; b++)
-		short_of_room |= r->queue_cap[b] != 0;
-	return short_of_room;
+	sigfillset(&all);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
+	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
 }
 
 static void
-room_free(struct room *r)
+unguard(const struct tfd_guard *g)
 {
-	free(r->bucket_mem);
-	for (int b = 0; b < TFD_NBASES; b++)
-		free(r->queue_mem[b]);
+	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+	pthread_setcancelstate(g->cancel, NULL);
 }
 
-static int
-room_alloc(struct room *r)
+/* A spare taken from the server becomes the timer: the program's read end, or -errno. */
+static long
+make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int flags)
 {
-	r->bucket_mem = r->buckets ? calloc(r->buckets, sizeof(struct tfd_emu_timer *)) : NULL;
-	for (int b = 0; b < TFD_NBASES; b++)
-		r->queue_mem[b] = r->queue_cap[b] ? malloc(r->queue_cap[b] * sizeof(struct tfd_heap_node *)) : NULL;
-	if (r->buckets && !r->bucket_mem)
-		return -ENOMEM;
-	for (int b = 0; b < TFD_NBASES; b++)
-		if (r->queue_cap[b] && !r->queue_mem[b])
-			return -ENOMEM;
-	return 0;
-}
+	long i = __tfd_server_take_spare(sh), fd;
+	struct tfd_slot *s;
 
-/*
- * Takes the lock with room for one more timer, or gives -ENOMEM without it.  The room is
- * allocated with the lock let go: the lock never covers a call into the allocator, since a
- * thread waiting for the allocator's own lock while it held ours would deadlock with any
- * thread interrupted inside malloc() whose signal handler calls timerfd_settime() (a system
- * call, safe there).  Another thread may use the room first: then look again.
- */
-static int
-lock_with_room(struct tfd_guard *g)
-{
-	for (;;) {
-		struct room r = { 0 };
-
-		__tfd_lock(g);
-		if (!room_short(&r))
-			return 0;
-		__tfd_unlock(g);
-		if (room_alloc(&r) < 0) {
-			room_free(&r);
-			return -ENOMEM;
-		}
-		__tfd_lock(g);
-		if (r.bucket_mem)
-			r.bucket_mem = __tfd_registry_grow(r.bucket_mem, r.buckets);
-		__tfd_queue_grow(r.queue_mem, r.queue_cap);
-		__tfd_unlock(g);
-		room_free(&r); /* what was replaced, or what another thread's room made needless */
+	if (i < 0)
+		return i;
+	s = &sh->slots[i];
+	fd = __tfd_fifo_open_reader(sh, (uint32_t)i, flags);
+	if (fd < 0) {
+		/* Given back: the server frees it. */
+		__atomic_store_n(&s->state, TFD_SLOT_READY, __ATOMIC_SEQ_CST);
+		__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
+		return fd;
 	}
+	/* The slot is this create's alone until it is live: its lock is made anew. */
+	__tfd_slot_lock_init(s);
+	s->seq &= ~1u;
+	s->st = (struct tfd_timer_state){ .alarm = is_alarm(clockid) };
+	s->maybe_counted = s->cancel_on_set = s->canceled = false;
+	s->armed_offset = 0;
+	s->clockid = clockid;
+	s->base = base;
+	__atomic_store_n(&s->state, TFD_SLOT_LIVE, __ATOMIC_SEQ_CST);
+	/* The server closes the spare's read end now, so that a close by the program is seen. */
+	__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
+	return fd;
 }
 
 long
 __tfd_emu_create(clockid_t clockid, int flags)
 {
-	struct tfd_emu_timer *t, *dead, *bury_now = NULL;
+	struct tfd_shared *sh;
 	struct tfd_guard g;
 	enum tfd_base base;
 	int saved_errno = errno;
@@ -173,27 +117,12 @@ __tfd_emu_create(clockid_t clockid, int flags)
 		return -EINVAL;
 	if (is_alarm(clockid) && !may_wake_alarm())
 		return -EPERM;
-	if (__tfd_shared_init() < 0)
+	sh = __tfd_shared_init();
+	if (!sh)
 		return -ENOMEM;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	t->w = t->h = -1;
-	t->node.pos = TFD_HEAP_NONE;
-	r = lock_with_room(&g);
-	if (r < 0) {
-		free(t);
-		return r;
-	}
-	r = create_locked(t, clockid, base, flags);
-	if (r < 0 && t->w >= 0)
-		__tfd_thread_reap(t); /* the thread closes the write end it made, and frees */
-	else if (r < 0)
-		bury_now = t;
-	dead = __tfd_graveyard_take();
-	__tfd_unlock(&g);
-	__tfd_graveyard_free(dead);
-	free(bury_now);
+	guard(&g);
+	r = make_timer(sh, clockid, base, flags);
+	unguard(&g);
 	if (r >= 0)
 		__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
@@ -203,36 +132,46 @@ __tfd_emu_create(clockid_t clockid, int flags)
 long
 __tfd_emu_identify(int fd, uint64_t *ino)
 {
+	struct tfd_shared *sh = __tfd_shared();
+	struct tfd_slot *s;
 	uint64_t dev;
+	long r;
 
-	if (!__tfd_shared_ready())
+	if (!sh)
 		return fcntl(fd, F_GETFD) < 0 ? -EBADF : 0;
-	return __tfd_pipe_identify(fd, &dev, ino);
+	r = __tfd_fifo_identify(sh, fd, &dev, ino);
+	if (r <= 0)
+		return r;
+	s = __tfd_index_find(sh, dev, *ino);
+	/* The slot's index + 1: a FIFO of the program's own on the same filesystem is no timer. */
+	return s ? (long)(s - sh->slots) + 1 : 0;
 }
 
-/* The record of the pipe @ino (lock held), or NULL if it is no timer of this process. */
-static struct tfd_emu_timer *
-lookup(uint64_t ino)
+/* Slot @id - 1 locked if it is still the live timer @ino, else NULL (unlocked). */
+static struct tfd_slot *
+lock_timer(struct tfd_shared *sh, long id, uint64_t ino, struct tfd_guard *g)
 {
-	struct tfd_emu_timer *t = __tfd_registry_find(ino);
+	struct tfd_slot *s = &sh->slots[id - 1];
 
-	if (t && !__tfd_slot_current(t)) {
-		__tfd_thread_reap(t);
-		return NULL;
-	}
-	return t;
+	__tfd_slot_lock(s, g);
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TFD_SLOT_LIVE && s->ino == ino)
+		return s;
+	__tfd_slot_unlock(s, g);
+	return NULL;
 }
 
 long
 __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spec *new_value,
 		  struct tfd_spec *old_value)
 {
-	struct tfd_emu_timer *t;
+	struct tfd_shared *sh = __tfd_shared();
+	struct tfd_timer_state cur;
 	struct tfd_slot *s;
 	struct tfd_guard g;
 	struct tfd_spec old;
+	enum tfd_base base;
 	long err = 0;
-	int64_t now;
+	int64_t now, due = INT64_MAX;
 
 	/* The order of do_timerfd_settime(): EFAULT, EINVAL for flags and values, then the fd. */
 	if (!new_value)
@@ -241,50 +180,47 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 		return -EINVAL;
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
-	__tfd_lock(&g);
-	t = lookup(ino);
-	if (!t) {
-		err = TFD_EMU_NOT_OURS;
-		goto out;
-	}
-	s = t->slot;
+	s = lock_timer(sh, id, ino, &g);
+	if (!s)
+		return TFD_EMU_NOT_OURS;
 	if (is_alarm(s->clockid) && !may_wake_alarm()) {
-		err = -EPERM;
-		goto out;
+		__tfd_slot_unlock(s, &g);
+		return -EPERM;
 	}
-	/* This process drives what it arms: it needs the thread (nothing is changed without it). */
-	err = __tfd_thread_ensure();
-	if (err)
-		goto out;
-	/* Out of the queue while its flags change (the queue counts cancel-on-set timers). */
-	__tfd_queue_remove(t);
+	base = (enum tfd_base)s->base;
+	__tfd_arming_begin(s);
 	/* An expired periodic timer is brought forward first; its ticks are about to be dropped. */
-	now = __tfd_base_now(s->base);
-	tfd_state_expire(&s->st, now);
-	tfd_state_get(&s->st, now, &old);
-	/* The kernel reports a clock set that cancelled the old setting, yet applies the new one. */
-	if (s->canceled)
-		err = -ECANCELED;
-	tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
-	s->canceled = false;
-	/* Cancel-on-set needs an absolute timer on a realtime clock; otherwise it is dropped quietly. */
-	s->cancel_on_set = s->base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
-			   (flags & TFD_TIMER_CANCEL_ON_SET);
-	s->armed_offset = s->cancel_on_set ? __tfd_realtime_offset() : 0;
-	/* Setting discards pending expirations: the next read waits for a new one. */
+	now = __tfd_base_now(base);
+	cur = s->st;
+	tfd_state_expire(&cur, now);
+	tfd_state_get(&cur, now, &old);
+	/*
+	 * Setting discards pending expirations: the next read waits for a new one.  Drained
+	 * before anything changes: if it cannot be, the timer stays as it was and the call
+	 * fails, rather than leave a stale count readable after it (libtimerfd(7)).
+	 */
 	if (s->maybe_counted) {
-		__tfd_pipe_drain(fd);
-		s->maybe_counted = false;
+		err = __tfd_fifo_drain(sh, (uint32_t)(id - 1), fd);
+		if (err == 0)
+			s->maybe_counted = false;
 	}
-	/* A timer inherited over fork whose write end this process could not reopen then. */
-	if (t->w < 0) {
-		t->rfd = fd;
-		t->rfd_tid = (pid_t)syscall(SYS_gettid);
-		__tfd_thread_adopt(t);
+	if (err == 0) {
+		/* The kernel reports a clock set that cancelled the old setting, yet applies the new one. */
+		if (s->canceled)
+			err = -ECANCELED;
+		tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
+		s->canceled = false;
+		/* Cancel-on-set needs an absolute timer on a realtime clock; otherwise it is dropped quietly. */
+		s->cancel_on_set = base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
+				   (flags & TFD_TIMER_CANCEL_ON_SET);
+		s->armed_offset = s->cancel_on_set ? __tfd_realtime_offset() : 0;
+		if (s->st.armed)
+			due = __tfd_to_monotonic(base, s->st.expiry);
 	}
-	__tfd_queue_update(t);
-out:
-	__tfd_unlock(&g);
+	__tfd_arming_end(sh, s);
+	__tfd_slot_unlock(s, &g);
+	if (err == 0 || err == -ECANCELED)
+		__tfd_server_poke(sh, (uint32_t)(id - 1), due);
 	if (err == 0 && old_value)
 		*old_value = old;
 	return err;
@@ -294,25 +230,24 @@ out:
 long
 __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
 {
-	struct tfd_emu_timer *t;
-	struct tfd_guard g;
+	struct tfd_shared *sh = __tfd_shared();
 	struct tfd_timer_state st;
+	struct tfd_slot *s;
+	struct tfd_guard g;
+	enum tfd_base base;
+	int64_t now;
 
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
-	__tfd_lock(&g);
-	t = lookup(ino);
-	if (t) {
-		/*
-		 * Read, not changed: missed periods are the thread's to deliver, and
-		 * the value is the time to the next expiry after now.
-		 */
-		int64_t now = __tfd_base_now(t->slot->base);
-
-		st = t->slot->st;
-		tfd_state_expire(&st, now);
-		tfd_state_get(&st, now, curr_value);
-	}
-	__tfd_unlock(&g);
-	return t ? 0 : TFD_EMU_NOT_OURS;
+	s = lock_timer(sh, id, ino, &g);
+	if (!s)
+		return TFD_EMU_NOT_OURS;
+	st = s->st;
+	base = (enum tfd_base)s->base;
+	__tfd_slot_unlock(s, &g);
+	/* Read, not changed: the time to the next expiry after now, from the clock. */
+	now = __tfd_base_now(base);
+	tfd_state_expire(&st, now);
+	tfd_state_get(&st, now, curr_value);
+	return 0;
 }

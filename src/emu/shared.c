@@ -1,128 +1,206 @@
 /* SPDX-License-Identifier: MIT */
-/* The timers' shared state: slots in MAP_SHARED memory and the one lock, robust and process-shared. */
+/* The timers' shared state: MAP_SHARED memory, the inode index, the per-slot locks and sequence. */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "emu/sys.h"
 #include "emu/timer.h"
-
-/*
- * Enough for any descriptor table (RLIMIT_NOFILE's usual ceiling); reserved,
- * not committed (MAP_NORESERVE): a slot's page is touched when first used.
- */
-#define NSLOTS 65536
-
-struct tfd_shared {
-	pthread_mutex_t lock;
-	uint32_t free_head; /* index + 1 of the first freed slot, 0 if none */
-	uint32_t used;      /* slots ever handed out (the rest were never touched) */
-	struct tfd_slot slots[NSLOTS];
-};
 
 static struct tfd_shared *shared;
 
-/*
- * Robust: a process that dies holding the lock (killed inside a call) does
- * not stop the others.  Process-shared: after fork() the lock, like the
- * slots, is one object for parent and child, so neither a fork nor a
- * parent's exit leaves it held; no fork handler has to take it.
- */
+static size_t
+shared_size(void)
+{
+	return offsetof(struct tfd_shared, slots) + (size_t)TFD_NSLOTS * sizeof(struct tfd_slot);
+}
+
+/* Robust: a process killed while it holds the lock does not stop the others. */
 static void
-shared_map(void)
+init_robust_shared(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t attr;
-	struct tfd_shared *none = NULL;
-	void *p = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (p == MAP_FAILED)
-		return; /* ENOMEM this time; the next create tries again */
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
 	/* Without robust futexes (qemu-user), a plain process-shared lock. */
-	if (pthread_mutex_init(&((struct tfd_shared *)p)->lock, &attr) != 0) {
+	if (pthread_mutex_init(m, &attr) != 0) {
 		pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_STALLED);
-		pthread_mutex_init(&((struct tfd_shared *)p)->lock, &attr);
+		pthread_mutex_init(m, &attr);
 	}
 	pthread_mutexattr_destroy(&attr);
-	/* Threads may race to make the first timer: one mapping wins. */
-	if (!__atomic_compare_exchange_n(&shared, &none, (struct tfd_shared *)p, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		munmap(p, sizeof(*shared));
 }
 
-int
+/*
+ * Mapped once and inherited by fork(): the mapping is the family's, and the
+ * server, cloned from a process of it, shares it too.  No descriptor: nothing
+ * in the program's table, nothing a close_range() can take away.
+ */
+struct tfd_shared *
 __tfd_shared_init(void)
 {
-	if (!__tfd_shared_ready())
-		shared_map();
-	return __tfd_shared_ready() ? 0 : -ENOMEM;
+	struct tfd_shared *none = NULL, *p = __tfd_shared();
+
+	if (p)
+		return p;
+	p = mmap(NULL, shared_size(), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL; /* ENOMEM this time; the next create tries again */
+	init_robust_shared(&p->spawn_lock);
+	p->nslots = TFD_NSLOTS;
+	/* Threads may race to make the first timer: one mapping wins. */
+	if (!__atomic_compare_exchange_n(&shared, &none, p, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(p, shared_size());
+		return none;
+	}
+	return p;
 }
 
-bool
-__tfd_shared_ready(void)
+struct tfd_shared *
+__tfd_shared(void)
 {
-	return __atomic_load_n(&shared, __ATOMIC_ACQUIRE) != NULL;
-}
-
-pthread_mutex_t *
-__tfd_lock_mutex(void)
-{
-	return &shared->lock;
+	return __atomic_load_n(&shared, __ATOMIC_ACQUIRE);
 }
 
 void
-__tfd_lock(struct tfd_guard *g)
+__tfd_slot_lock_init(struct tfd_slot *s)
+{
+	init_robust_shared(&s->lock);
+}
+
+/* --- the inode index: written by the server alone, read by every process ------------ */
+
+#define INDEX_TOMB UINT32_MAX
+
+static uint32_t
+index_home(uint64_t ino)
+{
+	return (uint32_t)((ino * 0x9e3779b97f4a7c15ULL) >> 40) & (TFD_NINDEX - 1);
+}
+
+struct tfd_slot *
+__tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino)
+{
+	uint32_t h = index_home(ino);
+
+	for (uint32_t n = 0; n < TFD_NINDEX; n++, h = (h + 1) & (TFD_NINDEX - 1)) {
+		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE);
+		struct tfd_slot *s;
+
+		if (e == 0)
+			return NULL;
+		if (e == INDEX_TOMB || e > sh->nslots)
+			continue;
+		s = &sh->slots[e - 1];
+		/* A slot is the timer only while live with this FIFO (a slot is reused). */
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TFD_SLOT_LIVE && s->ino == ino &&
+		    s->dev == dev)
+			return s;
+	}
+	return NULL;
+}
+
+void
+__tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
+{
+	uint32_t h = index_home(ino);
+
+	while (sh->index[h] != 0 && sh->index[h] != INDEX_TOMB)
+		h = (h + 1) & (TFD_NINDEX - 1);
+	__atomic_store_n(&sh->index[h], slot + 1, __ATOMIC_RELEASE);
+}
+
+void
+__tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
+{
+	uint32_t h = index_home(ino);
+
+	for (uint32_t n = 0; n < TFD_NINDEX && sh->index[h] != 0; n++, h = (h + 1) & (TFD_NINDEX - 1))
+		if (sh->index[h] == slot + 1) {
+			__atomic_store_n(&sh->index[h], INDEX_TOMB, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+/* --- a slot's lock and its arming's sequence ------------------------------------------ */
+
+void
+__tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
 	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
-	/* A holder that died left the timer it was changing as it was: carry on. */
-	if (pthread_mutex_lock(&shared->lock) == EOWNERDEAD)
-		pthread_mutex_consistent(&shared->lock);
+	/* A holder that died left the arming as it was, or odd: carry on from there. */
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+
+		if (seq & 1)
+			__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
+		pthread_mutex_consistent(&s->lock);
+	}
 }
 
 void
-__tfd_unlock(const struct tfd_guard *g)
+__tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g)
 {
-	pthread_mutex_unlock(&shared->lock);
+	pthread_mutex_unlock(&s->lock);
 	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
 	pthread_setcancelstate(g->cancel, NULL);
 }
 
-struct tfd_slot *
-__tfd_slot_alloc(void)
+/*
+ * The two sides of a delivery and a rearm never cross (Dekker's pattern, sequentially
+ * consistent): the server sets busy, then reads seq; a process makes seq odd, then reads
+ * busy.  Either the server sees the odd seq and does not deliver, or the process sees
+ * busy and waits for the delivery to end before it drains the FIFO.  The server is never
+ * stopped by the program's processes, so the wait is as long as one write.
+ */
+void
+__tfd_arming_begin(struct tfd_slot *s)
 {
-	struct tfd_slot *s;
-	uint32_t gen;
+	uint32_t b;
 
-	if (shared->free_head) {
-		s = &shared->slots[shared->free_head - 1];
-		shared->free_head = s->next_free;
-	} else if (shared->used < NSLOTS) {
-		s = &shared->slots[shared->used++];
-	} else {
-		return NULL;
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_SEQ_CST);
+	while ((b = __atomic_load_n(&s->busy, __ATOMIC_SEQ_CST)) != 0) {
+		if (!(b & TFD_BUSY_WAITER) &&
+		    !__atomic_compare_exchange_n(&s->busy, &b, b | TFD_BUSY_WAITER, false,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			continue;
+		/* Bounded: a server that died while busy must not hang the program. */
+		if (!__tfd_server_alive(__tfd_shared())) {
+			__atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
+			break;
+		}
+		tfd_sys_futex_wait(&s->busy, b | TFD_BUSY_WAITER, 10000000);
 	}
-	gen = s->gen;
-	memset(s, 0, sizeof(*s));
-	s->gen = gen;
-	s->live = true;
-	return s;
 }
 
 void
-__tfd_slot_free(struct tfd_slot *s)
+__tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s)
 {
-	s->live = false;
-	s->gen++;
-	s->next_free = shared->free_head;
-	shared->free_head = (uint32_t)(s - shared->slots) + 1;
+	(void)sh;
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+void
+__tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due)
+{
+	/* The word's bit, then the word's summary bit: the server clears them in that order. */
+	__atomic_fetch_or(&sh->dirty[i / 32], 1u << (i % 32), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&sh->dirty_top[i / 1024], 1u << (i / 32 % 32), __ATOMIC_SEQ_CST);
+	/* Woken only if the server would sleep past the new deadline: a later one waits. */
+	if (due < __atomic_load_n(&sh->sleeps_until, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_add(&sh->wake_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&sh->wake_seq, 1);
+	}
 }

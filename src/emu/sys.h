@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The timer thread's calls on its own descriptor table, made through syscall(2). */
+/* The system calls the emulation makes directly: the timer server's, and the futex calls. */
 #ifndef TFD_EMU_SYS_H
 #define TFD_EMU_SYS_H
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 /*
- * The thread's descriptors live in a table of its own (DESIGN.md): their
- * numbers are the same as some of the program's.  Tools that track
- * descriptors by number through the C library's functions (ThreadSanitizer)
- * would take the two for one, so the thread calls the kernel directly.
- * syscall(2) sets the thread's own errno, as the functions would.
+ * The timer server (server.c) is a process cloned from the program without the C
+ * library's fork() (spawn.c): the C library's own state there (its cached thread id, locks
+ * other threads held) is not to be used, so the server calls the kernel through
+ * syscall(2) only.  syscall(2) sets errno in the copy of the cloning thread's TLS, which
+ * is the server's own memory.
  */
 static inline int
 tfd_sys_close(int fd)
@@ -35,15 +36,9 @@ tfd_sys_write(int fd, const void *buf, size_t n)
 }
 
 static inline int
-tfd_sys_openat(int dir, const char *path, int flags)
+tfd_sys_openat(int dir, const char *path, int flags, int mode)
 {
-	return (int)syscall(SYS_openat, dir, path, flags, 0);
-}
-
-static inline int
-tfd_sys_pipe2(int p[2], int flags)
-{
-	return (int)syscall(SYS_pipe2, p, flags);
+	return (int)syscall(SYS_openat, dir, path, flags, mode);
 }
 
 static inline int
@@ -81,22 +76,60 @@ tfd_sys_epoll_wait(int ep, void *events, int max, int timeout)
 	return (int)syscall(SYS_epoll_pwait, ep, events, max, timeout, NULL, 8);
 }
 
-/* Whether @fd, a pipe's write end, reports POLLERR: no reader is left. ppoll, as above. */
 static inline int
-tfd_sys_readers_gone(int fd)
+tfd_sys_mknodat(int dir, const char *path, unsigned int mode)
 {
-	struct {
-		int fd;
-		short events, revents;
-	} p = { fd, 0, 0 };
-	long long zero[2] = { 0, 0 }; /* a zero timeout in the old and the time64 layouts */
-#ifdef SYS_ppoll
-	long n = syscall(SYS_ppoll, &p, 1, zero, NULL, 8);
-#else
-	long n = syscall(SYS_ppoll_time64, &p, 1, zero, NULL, 8);
-#endif
+	return (int)syscall(SYS_mknodat, dir, path, mode, 0);
+}
 
-	return n == 1 && (p.revents & 0x008 /* POLLERR */);
+static inline int
+tfd_sys_mkdirat(int dir, const char *path, unsigned int mode)
+{
+	return (int)syscall(SYS_mkdirat, dir, path, mode);
+}
+
+static inline int
+tfd_sys_unlinkat(int dir, const char *path, int flags)
+{
+	return (int)syscall(SYS_unlinkat, dir, path, flags);
+}
+
+/*
+ * The futex word is in memory shared with other processes (MAP_SHARED): no
+ * FUTEX_PRIVATE_FLAG.  A wait's timeout is relative, on CLOCK_MONOTONIC, in the
+ * layout of the call each ABI has: the 32-bit time one where SYS_futex exists (a
+ * timeout here is at most a few seconds), else futex_time64's.
+ */
+#define TFD_FUTEX_WAIT 0
+#define TFD_FUTEX_WAKE 1
+
+static inline int
+tfd_sys_futex_wait(uint32_t *word, uint32_t val, int64_t timeout_ns)
+{
+#ifdef SYS_futex
+	struct {
+		long sec, nsec;
+	} ts = { (long)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000) };
+
+	return (int)syscall(SYS_futex, word, TFD_FUTEX_WAIT, val, timeout_ns < 0 ? NULL : &ts, NULL, 0);
+#else
+	struct {
+		int64_t sec, nsec;
+	} ts = { timeout_ns / 1000000000, timeout_ns % 1000000000 };
+
+	return (int)syscall(SYS_futex_time64, word, TFD_FUTEX_WAIT, val, timeout_ns < 0 ? NULL : &ts,
+			    NULL, 0);
+#endif
+}
+
+static inline void
+tfd_sys_futex_wake(uint32_t *word, int n)
+{
+#ifdef SYS_futex
+	syscall(SYS_futex, word, TFD_FUTEX_WAKE, n, NULL, NULL, 0);
+#else
+	syscall(SYS_futex_time64, word, TFD_FUTEX_WAKE, n, NULL, NULL, 0);
+#endif
 }
 
 #endif /* TFD_EMU_SYS_H */

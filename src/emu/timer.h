@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* One emulated timer and the pieces of the emulation that share it (see DESIGN.md beside). */
+/* The emulated timers' shared state, and the pieces of the emulation that use it (DESIGN.md). */
 #ifndef TFD_EMU_TIMER_H
 #define TFD_EMU_TIMER_H
 
@@ -10,150 +10,130 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "emu/heap.h"
 #include "emu/timer-state.h"
 
-/* The clock a timer's deadlines are kept on: one queue each. */
+/* The clock a timer's deadlines are kept on: one queue each in the server. */
 enum tfd_base { TFD_BASE_MONOTONIC, TFD_BASE_BOOTTIME, TFD_BASE_REALTIME, TFD_NBASES };
 
 /*
- * What every process sharing the timer sees (shared.c): it lives in memory
- * mapped MAP_SHARED, so that after fork() parent and child arm, query and
- * expire one timer, as they share one kernel timer.
+ * Timers a family of processes (a process and what it forks) may hold at once: the
+ * shared memory is reserved, not committed (MAP_NORESERVE), so an unused slot costs
+ * address space only; 32-bit processes reserve less of theirs.
  */
-struct tfd_slot {
-	uint32_t gen;       /* bumped when the slot is freed: older references are stale */
-	uint32_t next_free; /* free list link (index + 1; 0 ends it) */
-	bool live;
-	bool maybe_counted; /* a count may sit in the pipe: settime must look */
-	bool cancel_on_set; /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
-	bool canceled;      /* the realtime clock was set since */
-	uint64_t dev, ino;  /* the pipe that is the timer's descriptor */
-	clockid_t clockid;
-	enum tfd_base base;
-	struct tfd_timer_state st;
-	int64_t armed_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC when armed */
+#define TFD_NSLOTS (sizeof(void *) >= 8 ? (1u << 18) : (1u << 16))
+#define TFD_NSLOTS_MAX (1u << 18)
+#define TFD_NINDEX (2 * TFD_NSLOTS_MAX) /* the inode index: half full at most */
+
+/* A slot's life: the server makes it READY (a FIFO it holds both ends of), a create takes it. */
+enum tfd_slot_state {
+	TFD_SLOT_FREE,  /* unused */
+	TFD_SLOT_READY, /* a spare: the server holds its FIFO's read and write ends */
+	TFD_SLOT_TAKEN, /* a create is opening its read end (one process owns it meanwhile) */
+	TFD_SLOT_LIVE,  /* a timer: the program holds read ends, the server the write end */
 };
+
+/* FIFOs made ahead, so that a create rarely waits for the server. */
+#define TFD_SPARES 8
+
+/* In tfd_slot.busy: a process waits for the server to finish a delivery (futex). */
+#define TFD_BUSY_WAITER 0x80000000u
 
 /*
- * What this process knows of a timer (private memory, rebuilt as needed
- * after fork): where its shared state is and the descriptors the timer
- * thread holds for it in its own descriptor table.
+ * One timer as every process of the family and the server see it: in memory
+ * mapped MAP_SHARED before the server was cloned, so that after fork() parent,
+ * child and server share one timer, as processes share one kernel timer.
  */
-struct tfd_emu_timer {
-	struct tfd_heap_node node; /* in this process's queue of its base while armed */
-	struct tfd_emu_timer *next; /* registry hash chain */
-	struct tfd_emu_timer *todo; /* the thread's list of records to act on */
-	struct tfd_slot *slot;
-	uint32_t gen;               /* slot->gen when this record was made */
-	uint64_t ino;
-	int w;         /* thread's table: the pipe's write end, or -1 */
-	int h;         /* thread's table: a read end kept while counts pile up, or -1 */
-	int rfd;       /* a number of the program's for it (to reopen a write end after fork) */
-	pid_t rfd_tid; /* a thread whose table holds rfd */
-	bool queued_cancel; /* counted in the thread's cancel-on-set count */
-	bool on_todo;       /* in the thread's list */
-	bool watched;       /* w is in the thread's epoll set */
-	bool dead;          /* to be reaped by the thread */
-	bool piled;         /* the last delivery found the count before it unread */
+struct tfd_slot {
+	uint32_t state; /* enum tfd_slot_state, moved by compare-and-swap */
+	uint32_t gen;   /* bumped each time the server makes the slot ready: its FIFO's name */
+	/*
+	 * The arming, as a sequence lock: even while stable, odd while a process changes it
+	 * (with @lock held).  The server reads it only with @busy set, and a process that
+	 * changes it waits for @busy to clear: so a delivery never crosses a rearm.
+	 */
+	uint32_t seq;
+	uint32_t busy; /* the server is delivering: the even seq it read + 1, TFD_BUSY_WAITER */
+	uint32_t lock_ready; /* @lock was initialised (by the first create of this slot) */
+	bool maybe_counted;  /* the server wrote a count the program may not have read */
+	bool cancel_on_set;  /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
+	bool canceled;       /* the realtime clock was set since (the server found it) */
+	int32_t clockid;
+	int32_t base; /* enum tfd_base */
+	uint64_t dev, ino; /* the FIFO that is the timer's descriptor */
+	struct tfd_timer_state st; /* the arming: the server forwards a copy of its own */
+	int64_t armed_offset;      /* CLOCK_REALTIME - CLOCK_MONOTONIC when armed */
+	pthread_mutex_t lock;      /* robust, process-shared: one change of the arming at a time */
 };
 
-/* --- shared.c: the shared slots and the one lock, taken with signals blocked -------- */
+/* The server's lifecycle in tfd_shared.server. */
+enum tfd_server_state { TFD_SERVER_NONE, TFD_SERVER_STARTING, TFD_SERVER_RUNNING, TFD_SERVER_CLOSING };
 
-/* State saved by tfd_lock() and put back by tfd_unlock(). */
+/* The futex word the kernel sets when the server dies (robust list): FUTEX_OWNER_DIED. */
+#define TFD_OWNER_DIED 0x40000000u
+
+struct tfd_shared {
+	pthread_mutex_t spawn_lock; /* robust, process-shared: one process starts the server */
+	uint32_t server;            /* enum tfd_server_state */
+	uint32_t server_tid;        /* the server's thread id, TFD_OWNER_DIED once it died */
+	int32_t server_err;         /* why the server could not start or make a spare, or 0 */
+	uint32_t wake_seq;          /* bumped and woken: the server looks at the dirty slots */
+	uint32_t spare_seq;         /* bumped and woken by the server: spares made, or an error */
+	uint32_t closing;           /* the server is about to exit (nothing live) */
+	int64_t sleeps_until;       /* CLOCK_MONOTONIC ns the server sleeps until */
+	uint64_t secret[2];         /* in every FIFO's name: the directory is not listable */
+	uint64_t fifo_dev;          /* the filesystem of the FIFOs */
+	uint32_t nslots;            /* TFD_NSLOTS of the process that mapped it */
+	uint32_t high_water;        /* slots [0, high_water) were ever used */
+	char dir[240];              /* the server's private directory of FIFOs */
+	/* READY slots for creates to take (index + 1, 0: taken), refilled by the server. */
+	uint32_t spares[TFD_SPARES];
+	uint32_t dirty[TFD_NSLOTS_MAX / 32]; /* slots a process changed since the server looked */
+	uint32_t dirty_top[TFD_NSLOTS_MAX / 32 / 32]; /* which words of dirty[] have a bit set */
+	uint32_t index[TFD_NINDEX];          /* FIFO inode -> slot + 1 (written by the server) */
+	struct tfd_slot slots[];
+};
+
+/* --- shared.c: the shared memory, the inode index, the per-slot locks --------------- */
+/* State saved by tfd_slot_lock() and put back by tfd_slot_unlock(). */
 struct tfd_guard {
 	sigset_t mask;
 	int cancel;
 };
-/* Maps the slots and makes the lock once: 0 or -ENOMEM. */
-int __tfd_shared_init(void);
-/* Whether __tfd_shared_init() succeeded in this process (or a parent). */
-bool __tfd_shared_ready(void);
-/* The lock itself, for condition variables. */
-pthread_mutex_t *__tfd_lock_mutex(void);
+/* Maps the shared state once per family: the mapping, or NULL (ENOMEM). */
+struct tfd_shared *__tfd_shared_init(void);
+/* The mapping if this process (or a parent) made one, else NULL. */
+struct tfd_shared *__tfd_shared(void);
+/* The live slot of the FIFO @dev/@ino, or NULL. */
+struct tfd_slot *__tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino);
+/* Server: records and forgets a slot's inode. */
+void __tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
+void __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
 /*
- * Takes the lock with every signal blocked and cancellation disabled: a
- * signal handler or a cancellation in this thread cannot then find the lock
- * held by the code it interrupted (the kernel's calls are safe there).
+ * A slot's lock, taken with every signal blocked and cancellation disabled: a signal
+ * handler or a cancellation in this thread cannot then find it held by the code it
+ * interrupted (the kernel's calls are safe there).
  */
-void __tfd_lock(struct tfd_guard *g);
-void __tfd_unlock(const struct tfd_guard *g);
-/* A free slot, zeroed but for gen, marked live; NULL when all are used. */
-struct tfd_slot *__tfd_slot_alloc(void);
-void __tfd_slot_free(struct tfd_slot *s);
-/* Whether @t's slot is still the timer @t was made for. */
-static inline bool
-__tfd_slot_current(const struct tfd_emu_timer *t)
-{
-	return t->slot->live && t->slot->gen == t->gen;
-}
+void __tfd_slot_lock_init(struct tfd_slot *s);
+void __tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g);
+void __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g);
+/* Lock held: opens the arming for change (waits out a delivery in progress); and closes it. */
+void __tfd_arming_begin(struct tfd_slot *s);
+void __tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s);
+/* Tells the server that slot @i changed; wakes it if it sleeps past @due (monotonic ns). */
+void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
 
-/* --- registry.c: this process's records, by the pipe's inode --------------------- */
-struct tfd_emu_timer *__tfd_registry_find(uint64_t ino);
-/*
- * Room for one more record, in two steps so that the allocation is made with the lock let
- * go: the bucket count to allocate (0: there is room); then, lock held, the new buckets
- * (zeroed) are taken if still needed, and what to free is returned (the old ones, or @b).
- */
-size_t __tfd_registry_room(void);
-void *__tfd_registry_grow(struct tfd_emu_timer **b, size_t n);
-void __tfd_registry_insert(struct tfd_emu_timer *t);
-void __tfd_registry_remove(struct tfd_emu_timer *t);
-size_t __tfd_registry_count(void);
-/* Calls @fn on every record (it may remove the one it is given). */
-void __tfd_registry_each(void (*fn)(struct tfd_emu_timer *));
+/* --- spawn.c: how the server is made, found and ended ------------------------------ */
+/* Lock-free: whether the server runs (a dead one is found through the robust futex). */
+bool __tfd_server_alive(struct tfd_shared *sh);
+/* A READY slot taken for a create (TAKEN), starting or waking the server: index or -errno. */
+long __tfd_server_take_spare(struct tfd_shared *sh);
 
-/* --- pipe.c: how a timer's descriptor is made, recognised and fed ------------------ */
-/* The inode of @fd if it is the read end of a pipe, else 0; -EBADF if not open. */
-long __tfd_pipe_identify(int fd, uint64_t *dev, uint64_t *ino);
-/* Thread, once its table is its own: 0, or -ENOSYS without /proc. */
-int __tfd_pipe_thread_init(void);
-/* Thread: a new pipe in the thread's table: its read end and write end. */
-int __tfd_pipe_make(int *r, int *w);
-/* Caller: the device and inode of the pipe behind the program's @fd, just opened. */
-int __tfd_pipe_inode(int fd, uint64_t *dev, uint64_t *ino);
-/* Caller: the program's own read end of the pipe whose read end @r sits in @tid's table. */
-long __tfd_pipe_open_reader(pid_t tid, int r, int flags);
-/* Thread: a write end of @t's pipe, reopened through the program's number t->rfd. */
-int __tfd_pipe_open_writer(struct tfd_emu_timer *t);
-/* Thread: adds @n expirations to the count in @t's pipe: 0, or -EPIPE once nobody reads. */
-int __tfd_pipe_add(struct tfd_emu_timer *t, uint64_t n);
-/* Thread: lets go of the read end kept by __tfd_pipe_add(). */
-void __tfd_pipe_let_go(struct tfd_emu_timer *t);
-/* Caller: empties the pipe behind the program's @fd (settime drops pending expirations). */
-void __tfd_pipe_drain(int fd);
-
-/* --- thread.c: the timer thread, its own descriptor table, queues, fork ------------- */
+/* --- clock.c ------------------------------------------------------------------------ */
 pid_t __tfd_emu_pid(void);
 int64_t __tfd_base_now(enum tfd_base base);
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: changes only when the realtime clock is set. */
 int64_t __tfd_realtime_offset(void);
-/* Starts the thread if this process has none: 0, or -ENOMEM / -ENOSYS (no own table). */
-int __tfd_thread_ensure(void);
-/* A fresh pipe from the thread: 0, its ends in the thread's table and the thread's tid, or -errno. */
-int __tfd_thread_take_pipe(int *r, int *w, pid_t *tid);
-/* The thread's tid (valid once started). */
-pid_t __tfd_thread_tid(void);
-/* Hands a new record to the thread (its write end goes to the thread's epoll set). */
-void __tfd_thread_adopt(struct tfd_emu_timer *t);
-/* (Re)queues @t by its shared state and wakes the thread if it must: never fails. */
-void __tfd_queue_update(struct tfd_emu_timer *t);
-void __tfd_queue_remove(struct tfd_emu_timer *t);
-/*
- * Room in the queues for @n timers, so that requeueing never allocates, in the same two
- * steps: each queue's capacity to allocate (0: room enough); then, lock held, the arrays
- * allocated for them are taken where still needed, and each mem[] is left with what to free.
- */
-void __tfd_queue_room(size_t n, size_t cap[TFD_NBASES]);
-void __tfd_queue_grow(void *mem[TFD_NBASES], const size_t cap[TFD_NBASES]);
-/*
- * A record that went stale: off the queue and the registry, its descriptors closed by the
- * thread, and the record buried: freed by whoever lets the lock go where it may call the
- * allocator (the thread, timerfd_create), never under the lock, never by settime/gettime.
- */
-void __tfd_thread_reap(struct tfd_emu_timer *t);
-/* Lock held: the buried records, now the caller's to free with __tfd_graveyard_free() unlocked. */
-struct tfd_emu_timer *__tfd_graveyard_take(void);
-void __tfd_graveyard_free(struct tfd_emu_timer *list);
+/* @now on @base's clock as CLOCK_MONOTONIC ns (saturating). */
+int64_t __tfd_to_monotonic(enum tfd_base base, int64_t at);
 
 #endif /* TFD_EMU_TIMER_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* An emulated timer's descriptor, a FIFO: its interface (fifo.c). */
+#ifndef TFD_EMU_FIFO_H
+#define TFD_EMU_FIFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tfd_shared;
+
+/* "<slot>-<gen>-<secret>": 8 + 1 + 8 + 1 + 32 hexadecimal digits and dashes. */
+#define TFD_FIFO_NAME_MAX 50
+
+/* What the server holds of one timer's FIFO, in its own descriptor table (-1: none). */
+struct tfd_fifo_ends {
+	int r; /* a read end, held while the FIFO is a spare (no create has opened it yet) */
+	int w; /* the write end */
+	int h; /* a read end kept while counts pile up unread */
+	uint64_t dev, ino;
+};
+
+/* --- a process of the program's ---------------------------------------------------- */
+/* The FIFO's path of slot @i in generation @gen: 0, or -ENAMETOOLONG. */
+int __tfd_fifo_path(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size);
+/* Whether @fd may be a timer's FIFO: 1 with its device and inode, 0 if not, -EBADF. */
+long __tfd_fifo_identify(struct tfd_shared *sh, int fd, uint64_t *dev, uint64_t *ino);
+/* Create: the program's read end of slot @i's FIFO with @flags, checked to be it: fd or -errno. */
+long __tfd_fifo_open_reader(struct tfd_shared *sh, uint32_t i, int flags);
+/* Settime: empties the FIFO behind the program's @fd: 0, or -errno if it could not. */
+int __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int fd);
+
+/* --- the server ---------------------------------------------------------------------- */
+/* Makes slot @i's FIFO in @dir (its current gen) and opens both ends: 0 or -errno. */
+int __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
+/* Unlinks slot @i's FIFO and closes every end held (call before the gen changes). */
+void __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
+/* Adds @n expirations to the count in the FIFO: 0, or -EPIPE once nobody reads. */
+int __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n);
+/* Lets go of the read end kept by __tfd_fifo_add(). */
+void __tfd_fifo_let_go(struct tfd_fifo_ends *e);
+/* Whether every read end of the program's is closed. */
+bool __tfd_fifo_closed(const struct tfd_fifo_ends *e);
+
+#endif /* TFD_EMU_FIFO_H */

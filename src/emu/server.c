@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/* The timer server: a process of its own that holds every timer's write end and delivers expirations. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "emu/fifo.h"
+#include "emu/heap.h"
+#include "emu/server.h"
+#include "emu/sys.h"
+#include "emu/timer.h"
+
+/*
+ * Everything here runs in the server (spawn.c clones it): it calls the kernel
+ * through syscall(2) and the clock through clock_gettime(), and takes no lock
+ * of the C library's nor of the program's processes: a process stopped or
+ * killed by the program never stops it.
+ */
+
+/*
+ * A periodic timer is requeued no sooner than this after it fired: the count it
+ * delivers still covers every period (it is computed from the clock), but a tiny
+ * interval cannot turn the server into a busy loop.
+ */
+#define MIN_REARM_NS 1000000LL
+/*
+ * How often the server looks at the clocks when a timer waits on a clock that can
+ * jump (CLOCK_REALTIME set, CLOCK_BOOTTIME after suspend): it sleeps on
+ * CLOCK_MONOTONIC, so such a jump is noticed this late.
+ */
+#define CLOCK_CHECK_NS 100000000LL
+/* How long a read end is kept while a timer's counts pile up unread (fifo.c). */
+#define KEEP_NS 1000000000LL
+/* While timers live, the server looks for closed ones at least this often (EPOLLERR). */
+#define HARVEST_NS 1000000000LL
+/* With no timer live, the server exits after this long (a new create starts another). */
+#define LINGER_NS 2000000000LL
+
+/* What the server knows of one slot, in its own memory. */
+struct srv_timer {
+	struct tfd_heap_node node; /* first: a queue's node is its timer */
+	struct tfd_fifo_ends e;
+	struct tfd_timer_state st; /* the arming, forwarded by deliveries */
+	uint32_t seq;              /* the arming's sequence when copied */
+	bool live, queued_cancel;
+	bool pending;       /* taken from the spares by a create, not yet live */
+	uint32_t next_free; /* the server's free list of slots (index + 1) */
+};
+
+static struct tfd_shared *sh;
+static struct srv_timer *tm;
+static struct tfd_heap queues[TFD_NBASES];
+static uint32_t free_head; /* index + 1 */
+static int dir = -1, epfd = -1;
+static uint32_t nlive, npending, ncancel_on_set;
+static uint32_t spare_slot[TFD_SPARES]; /* what the server put in each entry of sh->spares */
+static int64_t last_offset, let_go_at = INT64_MAX, idle_since;
+
+/* --- the queues ---------------------------------------------------------------------- */
+
+static void
+unqueue(uint32_t i)
+{
+	struct srv_timer *t = &tm[i];
+
+	if (t->node.pos != TFD_HEAP_NONE && t->queued_cancel)
+		ncancel_on_set--;
+	t->queued_cancel = false;
+	tfd_heap_remove(&queues[sh->slots[i].base], &t->node);
+}
+
+/* Queues @i by its arming, no sooner than @not_before on its clock. */
+static void
+requeue(uint32_t i, int64_t not_before)
+{
+	struct srv_timer *t = &tm[i];
+	struct tfd_slot *s = &sh->slots[i];
+
+	unqueue(i);
+	if (!t->live || !t->st.armed)
+		return;
+	t->node.key = t->st.expiry < not_before ? not_before : t->st.expiry;
+	tfd_heap_push(&queues[s->base], &t->node); /* room for every slot: cannot fail */
+	if (s->cancel_on_set) {
+		t->queued_cancel = true;
+		if (!ncancel_on_set++)
+			last_offset = s->armed_offset;
+	}
+}
+
+/* --- a delivery and a rearm never cross (shared.c, __tfd_arming_begin()) ------------- */
+
+/* Marks slot @i busy if its arming is stable: its sequence, or 0 (leave it to the process). */
+static uint32_t
+busy_begin(struct tfd_slot *s)
+{
+	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+
+	if (seq & 1)
+		return 0; /* a process changes it: it pokes the server when done */
+	__atomic_store_n(&s->busy, seq + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) != seq) {
+		if (__atomic_exchange_n(&s->busy, 0, __ATOMIC_SEQ_CST) & TFD_BUSY_WAITER)
+			tfd_sys_futex_wake(&s->busy, INT32_MAX);
+		return 0;
+	}
+	return seq + 1;
+}
+
+static void
+busy_end(struct tfd_slot *s)
+{
+	if (__atomic_exchange_n(&s->busy, 0, __ATOMIC_SEQ_CST) & TFD_BUSY_WAITER)
+		tfd_sys_futex_wake(&s->busy, INT32_MAX);
+}
+
+/* Busy held: the arming as the process left it, if it changed since the last copy. */
+static void
+copy_arming(uint32_t i, uint32_t seq)
+{
+	if (tm[i].seq != seq) {
+		tm[i].st = sh->slots[i].st;
+		tm[i].seq = seq;
+	}
+}
+
+/* --- slots: made ready, adopted, freed ---------------------------------------------- */
+
+static void
+free_slot(uint32_t i)
+{
+	struct srv_timer *t = &tm[i];
+	struct tfd_slot *s = &sh->slots[i];
+
+	unqueue(i);
+	if (t->live)
+		nlive--;
+	__tfd_index_remove(sh, i, t->e.ino);
+	__tfd_fifo_unmake(sh, dir, i, &t->e);
+	t->live = false;
+	__atomic_store_n(&s->state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
+	t->next_free = free_head;
+	free_head = i + 1;
+}
+
+/* A new spare: a FIFO the server holds both ends of, in a free slot: its index, or -errno. */
+static long
+make_spare(void)
+{
+	struct epoll_event ev = { .events = 0 };
+	struct tfd_slot *s;
+	struct srv_timer *t;
+	uint32_t i;
+	int err;
+
+	if (free_head) {
+		i = free_head - 1;
+		free_head = tm[i].next_free;
+	} else if (sh->high_water < sh->nslots) {
+		i = sh->high_water;
+		__atomic_store_n(&sh->high_water, i + 1, __ATOMIC_RELEASE);
+	} else {
+		return -ENOMEM;
+	}
+	s = &sh->slots[i];
+	t = &tm[i];
+	t->e.r = t->e.w = t->e.h = -1;
+	t->node.pos = TFD_HEAP_NONE;
+	s->gen++;
+	err = __tfd_fifo_make(sh, dir, i, &t->e);
+	if (err == 0) {
+		ev.data.u32 = i;
+		/* Events 0: EPOLLERR alone, once the program has closed every read end. */
+		if (tfd_sys_epoll_ctl(epfd, EPOLL_CTL_ADD, t->e.w, &ev) < 0) {
+			err = -errno;
+			__tfd_fifo_unmake(sh, dir, i, &t->e);
+		}
+	}
+	if (err) {
+		t->next_free = free_head;
+		free_head = i + 1;
+		return err;
+	}
+	__atomic_store_n(&sh->fifo_dev, t->e.dev, __ATOMIC_RELEASE);
+	s->dev = t->e.dev;
+	s->ino = t->e.ino;
+	__tfd_index_add(sh, i, t->e.ino);
+	__atomic_store_n(&s->state, TFD_SLOT_READY, __ATOMIC_RELEASE);
+	return i;
+}
+
+static void refresh(uint32_t i);
+
+/* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
+static void
+keep_spares(void)
+{
+	bool made = false;
+
+	for (int k = 0; k < TFD_SPARES; k++) {
+		long i;
+
+		if (__atomic_load_n(&sh->spares[k], __ATOMIC_ACQUIRE))
+			continue;
+		/* A create took the last one: it is the create's until it makes it live or gives it back. */
+		if (spare_slot[k]) {
+			uint32_t taken = spare_slot[k] - 1;
+
+			spare_slot[k] = 0;
+			/* Not yet seen live (refresh() may have adopted it already). */
+			if (!tm[taken].live) {
+				tm[taken].pending = true;
+				npending++;
+				refresh(taken);
+			}
+		}
+		i = make_spare();
+		made = true;
+		if (i < 0) {
+			__atomic_store_n(&sh->server_err, (int32_t)-i, __ATOMIC_RELEASE);
+			break;
+		}
+		spare_slot[k] = (uint32_t)i + 1;
+		__atomic_store_n(&sh->server_err, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&sh->spares[k], (uint32_t)i + 1, __ATOMIC_RELEASE);
+	}
+	if (made) {
+		__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+	}
+}
+
+/* A slot a process changed: adopted once a create made it live, requeued by its arming. */
+static void
+refresh(uint32_t i)
+{
+	struct tfd_slot *s = &sh->slots[i];
+	struct srv_timer *t = &tm[i];
+	uint32_t busy, state;
+
+	if (i >= sh->high_water)
+		return;
+	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	if (t->pending && state != TFD_SLOT_TAKEN) {
+		t->pending = false;
+		npending--;
+		/* Given back by a create that failed: no program holds it. */
+		if (state == TFD_SLOT_READY) {
+			free_slot(i);
+			return;
+		}
+	}
+	if (state != TFD_SLOT_LIVE)
+		return;
+	if (!t->live) {
+		/* The program has its read end: the spare's goes, so that its close is seen. */
+		t->live = true;
+		nlive++;
+		if (t->e.r >= 0)
+			tfd_sys_close(t->e.r);
+		t->e.r = -1;
+		t->seq = UINT32_MAX;
+	}
+	busy = busy_begin(s);
+	if (!busy)
+		return;
+	copy_arming(i, busy - 1);
+	busy_end(s);
+	requeue(i, INT64_MIN);
+}
+
+/* Takes the slots processes marked (a two-level bitmap: shared.c, __tfd_server_poke()). */
+static bool
+take_dirty(bool only_look)
+{
+	for (uint32_t w = 0; w < TFD_NSLOTS_MAX / 32 / 32; w++) {
+		uint32_t top;
+
+		if (!__atomic_load_n(&sh->dirty_top[w], __ATOMIC_SEQ_CST))
+			continue;
+		if (only_look)
+			return true;
+		top = __atomic_exchange_n(&sh->dirty_top[w], 0, __ATOMIC_SEQ_CST);
+		while (top) {
+			uint32_t d = w * 32 + (uint32_t)__builtin_ctz(top);
+			uint32_t bits = __atomic_exchange_n(&sh->dirty[d], 0, __ATOMIC_SEQ_CST);
+
+			top &= top - 1;
+			while (bits) {
+				refresh(d * 32 + (uint32_t)__builtin_ctz(bits));
+				bits &= bits - 1;
+			}
+		}
+	}
+	return false;
+}
+
+/* The write ends whose FIFOs lost their last reader (EPOLLERR): those timers are closed. */
+static void
+harvest(void)
+{
+	struct epoll_event ev[64];
+	int n;
+
+	do {
+		n = tfd_sys_epoll_wait(epfd, ev, 64, 0);
+		for (int k = 0; k < n; k++) {
+			uint32_t i = ev[k].data.u32;
+
+			/* A spare has the server's own reader: only a live timer can lose them all. */
+			if (tm[i].live && __tfd_fifo_closed(&tm[i].e))
+				free_slot(i);
+		}
+	} while (n == 64);
+}
+
+/* --- expirations -------------------------------------------------------------------- */
+
+/* A clock step for cancel-on-set timers: the next settime reports ECANCELED. */
+static void
+check_clock_set(void)
+{
+	int64_t offset;
+
+	if (!ncancel_on_set)
+		return;
+	offset = __tfd_realtime_offset();
+	/* Both clocks tick together; only a set moves their difference (beyond read jitter). */
+	if (offset - last_offset > 1000000 || last_offset - offset > 1000000) {
+		struct tfd_heap *q = &queues[TFD_BASE_REALTIME];
+
+		for (size_t k = 0; k < q->n; k++) {
+			uint32_t i = (uint32_t)((struct srv_timer *)q->v[k] - tm);
+			struct tfd_slot *s = &sh->slots[i];
+			uint32_t busy = busy_begin(s);
+
+			if (!busy)
+				continue;
+			if (s->cancel_on_set && s->armed_offset != offset)
+				s->canceled = true;
+			busy_end(s);
+		}
+	}
+	last_offset = offset;
+}
+
+/* Fires what is due on @base; returns the ns until its next deadline, or INT64_MAX. */
+static int64_t
+run_queue(enum tfd_base base)
+{
+	struct tfd_heap *q = &queues[base];
+	int64_t now = __tfd_base_now(base);
+	struct tfd_heap_node *top;
+
+	while ((top = tfd_heap_top(q)) && top->key <= now) {
+		uint32_t i = (uint32_t)((struct srv_timer *)top - tm);
+		struct tfd_slot *s = &sh->slots[i];
+		uint32_t busy = busy_begin(s);
+		uint64_t n;
+		int err = 0;
+
+		unqueue(i);
+		if (!busy)
+			continue; /* being rearmed: the process pokes the server when done */
+		copy_arming(i, busy - 1);
+		/* Counts from the clock: every period that passed, however late the server is. */
+		n = tfd_state_expire(&tm[i].st, now);
+		if (n)
+			err = __tfd_fifo_add(sh, dir, i, &tm[i].e, n);
+		busy_end(s);
+		if (err == -EPIPE) {
+			free_slot(i);
+			continue;
+		}
+		if (tm[i].e.h >= 0 && let_go_at == INT64_MAX)
+			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
+		requeue(i, now + MIN_REARM_NS);
+	}
+	return top ? top->key - now : INT64_MAX;
+}
+
+static void
+let_go_all(void)
+{
+	for (uint32_t i = 0; i < sh->high_water; i++)
+		if (tm[i].live)
+			__tfd_fifo_let_go(&tm[i].e);
+	let_go_at = INT64_MAX;
+}
+
+/* --- start and end -------------------------------------------------------------------- */
+
+/*
+ * Nothing live or being made, and every spare still where the server put it: take the
+ * spares back (an exchange, against a create's compare-and-swap), remove the directory,
+ * and exit.  Returns if a create came first.
+ */
+static void
+try_close(void)
+{
+	uint32_t taken[TFD_SPARES];
+
+	__atomic_store_n(&sh->server, TFD_SERVER_CLOSING, __ATOMIC_SEQ_CST);
+	for (int k = 0; k < TFD_SPARES; k++) {
+		taken[k] = __atomic_exchange_n(&sh->spares[k], 0, __ATOMIC_SEQ_CST);
+		if (!taken[k]) {
+			/* A create took one: put back what was taken, and go on serving. */
+			for (int j = 0; j < k; j++)
+				__atomic_store_n(&sh->spares[j], taken[j], __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sh->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+	for (int k = 0; k < TFD_SPARES; k++)
+		free_slot(taken[k] - 1);
+	tfd_sys_unlinkat(AT_FDCWD, sh->dir, AT_REMOVEDIR);
+	/* Not dead: a voluntary end leaves no owner-died mark (the tid no longer matches). */
+	__atomic_store_n(&sh->server_tid, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
+	tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+	syscall(SYS_exit_group, 0);
+	for (;;)
+		;
+}
+
+/* The server's memory for every slot, mapped privately: it allocates nothing afterwards. */
+static int
+map_private(void)
+{
+	size_t n = sh->nslots;
+	void *p = mmap(NULL, n * sizeof(*tm), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	tm = p;
+	for (int b = 0; b < TFD_NBASES; b++) {
+		p = mmap(NULL, n * sizeof(struct tfd_heap_node *), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return -ENOMEM;
+		queues[b].v = p;
+		queues[b].n = 0;
+		queues[b].cap = n;
+	}
+	return 0;
+}
+
+/* The private directory of FIFOs: the first candidate where one can be made. */
+static int
+make_dir(const struct tfd_server_start *start)
+{
+	for (int c = 0; c < start->ncandidates; c++) {
+		memcpy(sh->dir, start->candidates[c], sizeof(sh->dir));
+		/* 0711: processes that dropped privileges reach the FIFOs, nobody lists them. */
+		if (tfd_sys_mkdirat(AT_FDCWD, sh->dir, 0711) < 0)
+			continue;
+		dir = tfd_sys_openat(AT_FDCWD, sh->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+		if (dir >= 0)
+			return 0;
+		tfd_sys_unlinkat(AT_FDCWD, sh->dir, AT_REMOVEDIR);
+	}
+	return -ENOSYS;
+}
+
+static int
+start(const struct tfd_server_start *st)
+{
+	int err = map_private();
+
+	if (!err)
+		err = make_dir(st);
+	if (!err) {
+		epfd = tfd_sys_epoll_create1(EPOLL_CLOEXEC);
+		if (epfd < 0)
+			err = -ENOMEM;
+	}
+	for (uint32_t i = 0; i < sh->high_water; i++) /* a dead server's: gone with it */
+		__atomic_store_n(&sh->slots[i].state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->high_water, 0, __ATOMIC_RELEASE);
+	memset(sh->index, 0, sizeof(sh->index));
+	memset(sh->spares, 0, sizeof(sh->spares));
+	return err;
+}
+
+void
+__tfd_server_main(struct tfd_shared *shared, const struct tfd_server_start *st)
+{
+	int err;
+
+	sh = shared;
+	err = start(st);
+	if (err) {
+		__atomic_store_n(&sh->server_err, -err, __ATOMIC_RELEASE);
+		__atomic_store_n(&sh->server_tid, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+		syscall(SYS_exit_group, 1);
+	}
+	__atomic_store_n(&sh->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
+	idle_since = __tfd_base_now(TFD_BASE_MONOTONIC);
+	for (;;) {
+		uint32_t v = __atomic_load_n(&sh->wake_seq, __ATOMIC_SEQ_CST);
+		int64_t wait = INT64_MAX, now;
+
+		__atomic_store_n(&sh->sleeps_until, INT64_MIN, __ATOMIC_SEQ_CST);
+		harvest();
+		take_dirty(false);
+		keep_spares();
+		check_clock_set();
+		for (int b = 0; b < TFD_NBASES; b++) {
+			int64_t next = run_queue((enum tfd_base)b);
+
+			if (next < wait)
+				wait = next;
+			if (b != TFD_BASE_MONOTONIC && next != INT64_MAX && wait > CLOCK_CHECK_NS)
+				wait = CLOCK_CHECK_NS;
+		}
+		if (ncancel_on_set && wait > CLOCK_CHECK_NS)
+			wait = CLOCK_CHECK_NS;
+		now = __tfd_base_now(TFD_BASE_MONOTONIC);
+		if (let_go_at <= now)
+			let_go_all();
+		if (nlive || npending)
+			idle_since = now;
+		else if (now - idle_since >= LINGER_NS)
+			try_close();
+		if (nlive && wait > HARVEST_NS)
+			wait = HARVEST_NS;
+		if (!nlive && wait > LINGER_NS)
+			wait = LINGER_NS;
+		if (let_go_at != INT64_MAX && let_go_at - now < wait)
+			wait = let_go_at - now;
+		/* Saturating: a timer armed beyond KTIME_MAX waits until then. */
+		__atomic_store_n(&sh->sleeps_until, tfd_add_saturating(now, wait < 0 ? 0 : wait),
+				 __ATOMIC_SEQ_CST);
+		/* A process that marked a slot before it saw sleeps_until did not wake us: look. */
+		if (take_dirty(true))
+			continue;
+		if (wait > 0)
+			tfd_sys_futex_wait(&sh->wake_seq, v, wait);
+	}
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The timer server: what its start needs (spawn.c) and its main loop (server.c). */
+#ifndef TFD_EMU_SERVER_H
+#define TFD_EMU_SERVER_H
+
+#include "emu/timer.h"
+
+/* Where the server may make its private directory, first to last, decided by the program. */
+struct tfd_server_start {
+	char candidates[4][sizeof(((struct tfd_shared *)0)->dir)];
+	int ncandidates;
+};
+
+/* Runs in the cloned server process; never returns. */
+void __tfd_server_main(struct tfd_shared *sh, const struct tfd_server_start *start)
+	__attribute__((noreturn));
+
+#endif /* TFD_EMU_SERVER_H */
