@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -376,6 +377,88 @@ START_TEST(closing_a_timer_at_the_descriptor_limit_makes_room_at_once)
 }
 END_TEST
 
+/* A blocking periodic timer with a count waiting in it, unread. */
+static int
+timer_with_a_count_pending(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	child_assert(fd >= 0);
+	child_assert(timerfd_settime(fd, 0, &(struct itimerspec){ { 0, 1000000 }, { 0, 1000000 } },
+				     NULL) == 0);
+	child_assert(poll(&pfd, 1, 10000) == 1);
+	return fd;
+}
+
+/* A rearm to 10 s: it succeeds, and nothing is readable after it (the pending count went). */
+static void
+rearm_leaves_nothing_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct itimerspec cur;
+
+	child_assert(timerfd_settime(fd, 0, &(struct itimerspec){ .it_value = { 10, 0 } }, NULL) == 0);
+	child_assert(poll(&pfd, 1, 0) == 0);
+	child_assert(timerfd_gettime(fd, &cur) == 0 && cur.it_value.tv_sec >= 9);
+	child_assert(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_nsec == 0);
+}
+
+static void
+rearm_at_the_limit(void)
+{
+	struct rlimit rl;
+	int fd = timer_with_a_count_pending(), n = 0;
+
+	/* Every descriptor taken: the emulation's own momentary read end cannot be had. */
+	child_assert(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	rl.rlim_cur = 64;
+	child_assert(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		n++;
+	child_assert(errno == EMFILE);
+	rearm_leaves_nothing_readable(fd);
+}
+
+START_TEST(a_rearm_at_the_descriptor_limit_leaves_no_stale_count)
+{
+	in_child(rearm_at_the_limit);
+}
+END_TEST
+
+/* An empty directory the child makes its root; the case removes it afterwards. */
+static char chroot_dir[] = "/tmp/libtimerfd-chroot-XXXXXX";
+
+static void
+rearm_after_chroot(void)
+{
+	int fd = timer_with_a_count_pending(), made;
+	bool emulated = timer_is_emulated(fd);
+
+	if (chroot(chroot_dir) < 0) {
+		child_assert(errno == EPERM);
+		case_skipped("a_rearm_after_chroot...: chroot(2) needs CAP_SYS_CHROOT");
+		return;
+	}
+	child_assert(chdir("/") == 0);
+	/* The FIFO's name is out of reach now: the rearm is still whole. */
+	rearm_leaves_nothing_readable(fd);
+	/* A new timer: the kernel makes it; the emulation cannot reach its directory (ENOSYS). */
+	made = timerfd_create(CLOCK_MONOTONIC, 0);
+	if (emulated)
+		child_assert(made == -1 && errno == ENOSYS);
+	else
+		child_assert(made >= 0);
+}
+
+START_TEST(a_rearm_after_chroot_leaves_no_stale_count)
+{
+	ck_assert_ptr_ne(mkdtemp(chroot_dir), NULL);
+	in_child(rearm_after_chroot);
+	ck_assert_int_eq(rmdir(chroot_dir), 0);
+}
+END_TEST
+
 /* --- memory: RLIMIT_AS ---------------------------------------------------------------- */
 
 
@@ -662,6 +745,8 @@ tcase_processes(void)
 	tcase_add_test(tc, a_programs_own_prepare_handler_may_call_the_api);
 	tcase_add_test(tc, timers_work_after_the_main_thread_exits);
 	tcase_add_test(tc, closing_a_timer_at_the_descriptor_limit_makes_room_at_once);
+	tcase_add_test(tc, a_rearm_at_the_descriptor_limit_leaves_no_stale_count);
+	tcase_add_test(tc, a_rearm_after_chroot_leaves_no_stale_count);
 	tcase_add_test(tc, running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing);
 	tcase_add_test(tc, parent_and_child_reading_one_timer_count_each_expiration_once);
 	tcase_add_test(tc, a_childs_timer_fires_on_after_its_parent_exits);

@@ -25,6 +25,8 @@ main(void)
 	suite_add_tcase(s, tcase_threads());
 	suite_add_tcase(s, tcase_descriptors());
 	suite_add_tcase(s, tcase_processes());
+	suite_add_tcase(s, tcase_families());
+	suite_add_tcase(s, tcase_differences());
 
 	return run_suite(s);
 }

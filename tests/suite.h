@@ -16,6 +16,8 @@ TCase *tcase_time64(void);
 TCase *tcase_threads(void);
 TCase *tcase_descriptors(void);
 TCase *tcase_processes(void);
+TCase *tcase_families(void);
+TCase *tcase_differences(void);
 
 /* Runs @s verbosely (and frees it): EXIT_SUCCESS if every case passed. */
 int run_suite(Suite *s);

@@ -201,6 +201,9 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 	 */
 	if (s->maybe_counted) {
 		err = __tfd_fifo_drain(sh, (uint32_t)(id - 1), fd);
+		/* No descriptor for a momentary read end, the directory out of reach: the server. */
+		if (err < 0)
+			err = __tfd_server_drain(sh, (uint32_t)(id - 1));
 		if (err == 0)
 			s->maybe_counted = false;
 	}

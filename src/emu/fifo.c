@@ -178,6 +178,13 @@ __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends
 	}
 	e->dev = (uint64_t)st.st_dev;
 	e->ino = (uint64_t)st.st_ino;
+	/*
+	 * One page, not sixteen, where the kernel allows it (Linux 2.6.35): a FIFO's buffer
+	 * counts against its user's pipe-user-pages-soft, and a count is 8 bytes.
+	 */
+#ifdef F_SETPIPE_SZ
+	tfd_sys_fcntl(e->w, F_SETPIPE_SZ, 4096);
+#endif
 	return 0;
 }
 
@@ -215,6 +222,35 @@ readers_gone(int w)
 	return n == 1 && (p.revents & 0x008 /* POLLERR */);
 }
 
+/* Server: the read end kept while counts pile up, opened by name (checked) if there is none. */
+static void
+keep_reader(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+{
+	char name[TFD_FIFO_NAME_MAX + 1];
+
+	if (e->h >= 0)
+		return;
+	fifo_name(sh, i, sh->slots[i].gen, name);
+	e->h = tfd_sys_openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	if (e->h >= 0 && !is_slot_fifo(e->h, &sh->slots[i])) {
+		tfd_sys_close(e->h);
+		e->h = -1;
+	}
+}
+
+int
+__tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+{
+	uint64_t rest[8];
+
+	keep_reader(sh, dir, i, e);
+	if (e->h < 0)
+		return -EMFILE;
+	while (tfd_sys_read(e->h, rest, sizeof(rest)) > 0)
+		;
+	return 0;
+}
+
 int
 __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n)
 {
@@ -236,18 +272,9 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 	 * while it is open a close by the program leaves a reader behind.  Never a
 	 * reader for a FIFO the program has closed: it would bring the timer back.
 	 */
-	if (e->h < 0) {
-		char name[TFD_FIFO_NAME_MAX + 1];
-
-		if (readers_gone(e->w))
-			return -EPIPE;
-		fifo_name(sh, i, sh->slots[i].gen, name);
-		e->h = tfd_sys_openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-		if (e->h >= 0 && !is_slot_fifo(e->h, &sh->slots[i])) {
-			tfd_sys_close(e->h);
-			e->h = -1;
-		}
-	}
+	if (e->h < 0 && readers_gone(e->w))
+		return -EPIPE;
+	keep_reader(sh, dir, i, e);
 	/*
 	 * Exactly one count, or what a read shorter than 8 bytes left of one: that is
 	 * dropped (libtimerfd(7)): the next read then gets a whole count.

@@ -37,6 +37,8 @@ int __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_
 void __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /* Adds @n expirations to the count in the FIFO: 0, or -EPIPE once nobody reads. */
 int __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n);
+/* Empties the FIFO through the server's own read end (a rearm could not): 0 or -errno. */
+int __tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /* Lets go of the read end kept by __tfd_fifo_add(). */
 void __tfd_fifo_let_go(struct tfd_fifo_ends *e);
 /* Whether every read end of the program's is closed. */

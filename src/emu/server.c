@@ -259,6 +259,15 @@ refresh(uint32_t i)
 	}
 	if (state != TFD_SLOT_LIVE)
 		return;
+	/* A rearm that could not empty the FIFO itself waits for this (its arming is odd). */
+	if (__atomic_load_n(&s->drain_req, __ATOMIC_SEQ_CST)) {
+		if (__tfd_fifo_empty(sh, dir, i, &t->e) == 0)
+			s->maybe_counted = false;
+		__atomic_store_n(&s->drain_req, 0, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&s->drain_req, INT32_MAX);
+		if (t->e.h >= 0 && let_go_at == INT64_MAX)
+			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
+	}
 	if (!t->live) {
 		/* The program has its read end: the spare's goes, so that its close is seen. */
 		t->live = true;

@@ -104,7 +104,9 @@ own_table(void)
 	 * As many timers as the limits allow: the server holds one write end each.  And
 	 * its memory is not bound by a limit the program had set when it was started.
 	 */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	rl.rlim_cur = rl.rlim_max = 1u << 20; /* the kernel's default nr_open: privileged only */
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
@@ -303,4 +305,24 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 		tfd_sys_futex_wake(&sh->wake_seq, 1);
 		wait_slice(&sh->spare_seq, seq);
 	}
+}
+
+int
+__tfd_server_drain(struct tfd_shared *sh, uint32_t i)
+{
+	struct tfd_slot *s = &sh->slots[i];
+	int64_t deadline = __tfd_base_now(TFD_BASE_MONOTONIC) + START_WAIT_NS;
+
+	__atomic_store_n(&s->drain_req, 1, __ATOMIC_SEQ_CST);
+	__tfd_server_poke(sh, i, INT64_MIN);
+	while (__atomic_load_n(&s->drain_req, __ATOMIC_SEQ_CST)) {
+		/* Bounded: a server that died, or never answers, fails the rearm (nothing changed). */
+		if (!__tfd_server_alive(sh) || __tfd_base_now(TFD_BASE_MONOTONIC) > deadline) {
+			__atomic_store_n(&s->drain_req, 0, __ATOMIC_SEQ_CST);
+			return -ENOMEM;
+		}
+		wait_slice(&s->drain_req, 1);
+	}
+	/* Done, unless the server could not open a read end either (its table is full). */
+	return s->maybe_counted ? -ENOMEM : 0;
 }

@@ -53,7 +53,7 @@ struct tfd_slot {
 	 */
 	uint32_t seq;
 	uint32_t busy; /* the server is delivering: the even seq it read + 1, TFD_BUSY_WAITER */
-	uint32_t lock_ready; /* @lock was initialised (by the first create of this slot) */
+	uint32_t drain_req;  /* a rearm asks the server to empty the FIFO (it could not): 1 */
 	bool maybe_counted;  /* the server wrote a count the program may not have read */
 	bool cancel_on_set;  /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
 	bool canceled;       /* the realtime clock was set since (the server found it) */
@@ -127,6 +127,8 @@ void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
 bool __tfd_server_alive(struct tfd_shared *sh);
 /* A READY slot taken for a create (TAKEN), starting or waking the server: index or -errno. */
 long __tfd_server_take_spare(struct tfd_shared *sh);
+/* Settime, slot locked and its arming odd: the server empties the FIFO: 0, or -ENOMEM. */
+int __tfd_server_drain(struct tfd_shared *sh, uint32_t i);
 
 /* --- clock.c ------------------------------------------------------------------------ */
 pid_t __tfd_emu_pid(void);
