@@ -93,6 +93,7 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 	__tfd_slot_lock_init(s);
 	s->seq &= ~1u;
 	s->st = (struct tfd_timer_state){ .alarm = is_alarm(clockid) };
+	s->fwd = s->st;
 	s->maybe_counted = s->cancel_on_set = s->canceled = false;
 	s->armed_offset = 0;
 	s->clockid = clockid;
@@ -212,6 +213,7 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 		if (s->canceled)
 			err = -ECANCELED;
 		tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
+		s->fwd = s->st; /* nothing of the new setting delivered yet */
 		s->canceled = false;
 		/* Cancel-on-set needs an absolute timer on a realtime clock; otherwise it is dropped quietly. */
 		s->cancel_on_set = base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
@@ -229,28 +231,55 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 	return err;
 }
 
+/*
+ * The server is late with an expiration that is due (it was not scheduled, or it is
+ * loaded): deliver it now, as the kernel's gettime forwards the timer, so that a read
+ * after gettime gets every expiration up to it.  Bounded: one write of the count, and
+ * nothing if a momentary write end cannot be had (the count then comes from the server).
+ */
+static void
+catch_up(struct tfd_shared *sh, long id, uint64_t ino)
+{
+	struct tfd_guard g;
+	struct tfd_slot *s = lock_timer(sh, id, ino, &g);
+	int64_t now;
+	uint64_t n;
+
+	if (!s)
+		return;
+	__tfd_arming_begin(s);
+	now = __tfd_base_now((enum tfd_base)s->base);
+	if (s->fwd.armed && s->fwd.expiry <= now) {
+		struct tfd_timer_state fwd = s->fwd;
+
+		n = tfd_state_expire(&fwd, now);
+		if (n && __tfd_fifo_catch_up(sh, (uint32_t)(id - 1), n) == 0)
+			s->fwd = fwd;
+	}
+	__tfd_arming_end(sh, s);
+	__tfd_slot_unlock(s, &g);
+	/* The server requeues it by its new progress. */
+	__tfd_server_poke(sh, (uint32_t)(id - 1), INT64_MAX);
+}
+
 /* @curr_value is ours; the caller copies it out after the fd lookup, as the kernel does. */
 long
 __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
 {
 	struct tfd_shared *sh = __tfd_shared();
-	struct tfd_timer_state st;
-	struct tfd_slot *s;
-	struct tfd_guard g;
-	enum tfd_base base;
+	struct tfd_arming a;
 	int64_t now;
 
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
-	s = lock_timer(sh, id, ino, &g);
-	if (!s)
+	__tfd_arming_read(&sh->slots[id - 1], &a);
+	if (a.state != TFD_SLOT_LIVE || a.ino != ino)
 		return TFD_EMU_NOT_OURS;
-	st = s->st;
-	base = (enum tfd_base)s->base;
-	__tfd_slot_unlock(s, &g);
+	now = __tfd_base_now((enum tfd_base)a.base);
+	if (a.fwd.armed && a.fwd.expiry <= now)
+		catch_up(sh, id, ino);
 	/* Read, not changed: the time to the next expiry after now, from the clock. */
-	now = __tfd_base_now(base);
-	tfd_state_expire(&st, now);
-	tfd_state_get(&st, now, curr_value);
+	tfd_state_expire(&a.st, now);
+	tfd_state_get(&a.st, now, curr_value);
 	return 0;
 }

@@ -222,16 +222,30 @@ readers_gone(int w)
 	return n == 1 && (p.revents & 0x008 /* POLLERR */);
 }
 
-/* Server: the read end kept while counts pile up, opened by name (checked) if there is none. */
+/*
+ * Slot @i's FIFO opened non-blocking with @mode: through the server's directory @dir by
+ * its name, or (@dir AT_FDCWD, a process of the program's) by its whole path.
+ */
+static int
+open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
+	     char name[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2])
+{
+	if (dir != AT_FDCWD)
+		fifo_name(sh, i, sh->slots[i].gen, name);
+	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2) < 0)
+		return -1;
+	return tfd_sys_openat(dir, name, mode | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+}
+
+/* The read end kept while counts pile up, opened by name (checked) if there is none. */
 static void
 keep_reader(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
-	char name[TFD_FIFO_NAME_MAX + 1];
+	char name[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
 
 	if (e->h >= 0)
 		return;
-	fifo_name(sh, i, sh->slots[i].gen, name);
-	e->h = tfd_sys_openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	e->h = open_by_name(sh, dir, i, O_RDONLY, name);
 	if (e->h >= 0 && !is_slot_fifo(e->h, &sh->slots[i])) {
 		tfd_sys_close(e->h);
 		e->h = -1;
@@ -292,6 +306,27 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 	if (tfd_sys_write(e->w, &count, sizeof(count)) == sizeof(count))
 		return 0;
 	return errno == EPIPE ? -EPIPE : 0;
+}
+
+int
+__tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
+{
+	char path[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
+	struct tfd_fifo_ends e = { .r = -1, .w = -1, .h = -1 };
+	int err;
+
+	/* A momentary write end: a FIFO with a reader opens for writing without waiting. */
+	e.w = open_by_name(sh, AT_FDCWD, i, O_WRONLY, path);
+	if (e.w < 0)
+		return -errno;
+	if (!is_slot_fifo(e.w, &sh->slots[i])) {
+		tfd_sys_close(e.w);
+		return -ENOSYS;
+	}
+	err = __tfd_fifo_add(sh, AT_FDCWD, i, &e, n);
+	tfd_sys_close(e.w);
+	__tfd_fifo_let_go(&e);
+	return err;
 }
 
 void

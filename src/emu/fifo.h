@@ -30,12 +30,16 @@ long __tfd_fifo_open_reader(struct tfd_shared *sh, uint32_t i, int flags);
 /* Settime: empties the FIFO behind the program's @fd: 0, or -errno if it could not. */
 int __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int fd);
 
+/* Gettime, arming odd: adds @n expirations to the count itself (the server is late). */
+int __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n);
+
 /* --- the server ---------------------------------------------------------------------- */
 /* Makes slot @i's FIFO in @dir (its current gen) and opens both ends: 0 or -errno. */
 int __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /* Unlinks slot @i's FIFO and closes every end held (call before the gen changes). */
 void __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
-/* Adds @n expirations to the count in the FIFO: 0, or -EPIPE once nobody reads. */
+/* Adds @n expirations to the count in the FIFO: 0, or -EPIPE once nobody reads.  @dir is
+ * the server's directory, or AT_FDCWD for a process of the program's. */
 int __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n);
 /* Empties the FIFO through the server's own read end (a rearm could not): 0 or -errno. */
 int __tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);

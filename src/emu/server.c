@@ -47,8 +47,6 @@
 struct srv_timer {
 	struct tfd_heap_node node; /* first: a queue's node is its timer */
 	struct tfd_fifo_ends e;
-	struct tfd_timer_state st; /* the arming, forwarded by deliveries */
-	uint32_t seq;              /* the arming's sequence when copied */
 	bool live, queued_cancel;
 	bool pending;       /* taken from the spares by a create, not yet live */
 	uint32_t next_free; /* the server's free list of slots (index + 1) */
@@ -84,9 +82,9 @@ requeue(uint32_t i, int64_t not_before)
 	struct tfd_slot *s = &sh->slots[i];
 
 	unqueue(i);
-	if (!t->live || !t->st.armed)
+	if (!t->live || !s->fwd.armed)
 		return;
-	t->node.key = t->st.expiry < not_before ? not_before : t->st.expiry;
+	t->node.key = s->fwd.expiry < not_before ? not_before : s->fwd.expiry;
 	tfd_heap_push(&queues[s->base], &t->node); /* room for every slot: cannot fail */
 	if (s->cancel_on_set) {
 		t->queued_cancel = true;
@@ -119,16 +117,6 @@ busy_end(struct tfd_slot *s)
 {
 	if (__atomic_exchange_n(&s->busy, 0, __ATOMIC_SEQ_CST) & TFD_BUSY_WAITER)
 		tfd_sys_futex_wake(&s->busy, INT32_MAX);
-}
-
-/* Busy held: the arming as the process left it, if it changed since the last copy. */
-static void
-copy_arming(uint32_t i, uint32_t seq)
-{
-	if (tm[i].seq != seq) {
-		tm[i].st = sh->slots[i].st;
-		tm[i].seq = seq;
-	}
 }
 
 /* --- slots: made ready, adopted, freed ---------------------------------------------- */
@@ -275,14 +263,13 @@ refresh(uint32_t i)
 		if (t->e.r >= 0)
 			tfd_sys_close(t->e.r);
 		t->e.r = -1;
-		t->seq = UINT32_MAX;
 	}
+	/* Requeued by its progress, read while no process changes it. */
 	busy = busy_begin(s);
 	if (!busy)
 		return;
-	copy_arming(i, busy - 1);
-	busy_end(s);
 	requeue(i, INT64_MIN);
+	busy_end(s);
 }
 
 /* Takes the slots processes marked (a two-level bitmap: shared.c, __tfd_server_poke()). */
@@ -378,19 +365,19 @@ run_queue(enum tfd_base base)
 		unqueue(i);
 		if (!busy)
 			continue; /* being rearmed: the process pokes the server when done */
-		copy_arming(i, busy - 1);
 		/* Counts from the clock: every period that passed, however late the server is. */
-		n = tfd_state_expire(&tm[i].st, now);
+		n = tfd_state_expire(&s->fwd, now);
 		if (n)
 			err = __tfd_fifo_add(sh, dir, i, &tm[i].e, n);
-		busy_end(s);
 		if (err == -EPIPE) {
+			busy_end(s);
 			free_slot(i);
 			continue;
 		}
+		requeue(i, now + MIN_REARM_NS);
+		busy_end(s);
 		if (tm[i].e.h >= 0 && let_go_at == INT64_MAX)
 			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
-		requeue(i, now + MIN_REARM_NS);
 	}
 	return top ? top->key - now : INT64_MAX;
 }

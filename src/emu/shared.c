@@ -189,7 +189,35 @@ void
 __tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s)
 {
 	(void)sh;
+	/* No wake-up: a reader that found a change in progress looks again within 1 ms. */
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A sequence-lock read: no lock, no signal mask, so gettime costs no system call of its
+ * own.  The copy may race with a change (it is then taken again): ThreadSanitizer is told
+ * not to look at it, as the kernel's own seqlock readers are.
+ */
+__attribute__((no_sanitize_thread)) void
+__tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a)
+{
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+
+		if (seq & 1) {
+			/* A change in progress (with signals blocked, in another thread or process). */
+			tfd_sys_futex_wait(&s->seq, seq, 1000000);
+			continue;
+		}
+		a->state = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+		a->ino = s->ino;
+		a->base = s->base;
+		a->st = s->st;
+		a->fwd = s->fwd;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)
+			return;
+	}
 }
 
 void

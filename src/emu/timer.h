@@ -60,7 +60,13 @@ struct tfd_slot {
 	int32_t clockid;
 	int32_t base; /* enum tfd_base */
 	uint64_t dev, ino; /* the FIFO that is the timer's descriptor */
-	struct tfd_timer_state st; /* the arming: the server forwards a copy of its own */
+	struct tfd_timer_state st;  /* the arming, as the last settime left it */
+	/*
+	 * The arming forwarded past the expirations already delivered (written in the FIFO):
+	 * by the server with @busy set, by a process with @seq odd (settime resets it, a
+	 * gettime that finds the server behind delivers what is due itself).
+	 */
+	struct tfd_timer_state fwd;
 	int64_t armed_offset;      /* CLOCK_REALTIME - CLOCK_MONOTONIC when armed */
 	pthread_mutex_t lock;      /* robust, process-shared: one change of the arming at a time */
 };
@@ -119,6 +125,14 @@ void __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g);
 /* Lock held: opens the arming for change (waits out a delivery in progress); and closes it. */
 void __tfd_arming_begin(struct tfd_slot *s);
 void __tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s);
+/* What gettime needs of a slot, read consistently without its lock. */
+struct tfd_arming {
+	uint32_t state;
+	int32_t base;
+	uint64_t ino;
+	struct tfd_timer_state st, fwd;
+};
+void __tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a);
 /* Tells the server that slot @i changed; wakes it if it sleeps past @due (monotonic ns). */
 void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
 
