@@ -85,7 +85,7 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 	fd = __tfd_fifo_open_reader(sh, (uint32_t)i, flags);
 	if (fd < 0) {
 		/* Given back: the server frees it. */
-		__atomic_store_n(&s->state, TFD_SLOT_READY, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&s->state, TFD_SLOT_GIVEN_BACK, __ATOMIC_SEQ_CST);
 		__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
 		return fd;
 	}

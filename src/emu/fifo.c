@@ -265,47 +265,58 @@ __tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_end
 	return 0;
 }
 
+/* Writes the count @n into an empty FIFO: 0, -EPIPE once nobody reads, -EAGAIN if not written. */
+static int
+put(struct tfd_fifo_ends *e, uint64_t n)
+{
+	if (tfd_sys_write(e->w, &n, sizeof(n)) == sizeof(n))
+		return 0;
+	return errno == EPIPE ? -EPIPE : -EAGAIN;
+}
+
 int
 __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n)
 {
-	uint64_t count = 0;
+	uint64_t buf[8], count = 0;
 	int queued = 0;
-	ssize_t got;
+	ssize_t got, total = 0;
 
 	__atomic_store_n(&sh->slots[i].maybe_counted, true, __ATOMIC_RELAXED);
 	/* Nothing waits: one write is the whole delivery. */
-	if (tfd_sys_ioctl(e->w, FIONREAD, &queued) == 0 && queued == 0) {
-		if (tfd_sys_write(e->w, &n, sizeof(n)) == sizeof(n))
-			return 0;
-		return errno == EPIPE ? -EPIPE : 0;
-	}
+	if (tfd_sys_ioctl(e->w, FIONREAD, &queued) == 0 && queued == 0)
+		return put(e, n);
 	/*
-	 * A count waits: take it out (the program may read it meanwhile: then it has
-	 * it, and we add to nothing), then put the sum in.  The read end for that is
-	 * kept while counts pile up unread and let go of within a second, because
-	 * while it is open a close by the program leaves a reader behind.  Never a
-	 * reader for a FIFO the program has closed: it would bring the timer back.
+	 * Something waits: take it out (the program may read it meanwhile: then it has it,
+	 * and we add to nothing), then put the sum in.  The read end for that is kept while
+	 * counts pile up unread and let go of within a second, because while it is open a
+	 * close by the program leaves a reader behind.  Never a reader for a FIFO the
+	 * program has closed: it would bring the timer back.
 	 */
 	if (e->h < 0 && readers_gone(e->w))
 		return -EPIPE;
 	keep_reader(sh, dir, i, e);
 	/*
-	 * Exactly one count, or what a read shorter than 8 bytes left of one: that is
-	 * dropped (libtimerfd(7)): the next read then gets a whole count.
+	 * Nothing is written over what could not be taken out: bytes after bytes would make
+	 * every later read a wrong count.  The caller keeps the expirations and tries again.
 	 */
-	got = e->h >= 0 ? tfd_sys_read(e->h, &count, sizeof(count)) : 0;
-	if (got != sizeof(count))
-		count = 0;
-	if (got > 0 && e->h >= 0) {
-		uint64_t rest[8];
-
-		while (tfd_sys_read(e->h, rest, sizeof(rest)) > 0)
-			;
+	if (e->h < 0)
+		return -EAGAIN;
+	while ((got = tfd_sys_read(e->h, buf, sizeof(buf))) > 0) {
+		total += got;
+		/* Whole counts are added up (one, unless a write raced a read). */
+		if (got % (ssize_t)sizeof(count) == 0)
+			for (ssize_t k = 0; k < got / (ssize_t)sizeof(count); k++)
+				count = count + buf[k] < count ? UINT64_MAX : count + buf[k];
 	}
-	count = count + n < count ? UINT64_MAX : count + n;
-	if (tfd_sys_write(e->w, &count, sizeof(count)) == sizeof(count))
-		return 0;
-	return errno == EPIPE ? -EPIPE : 0;
+	if (got < 0 && errno != EAGAIN)
+		return -EAGAIN;
+	/*
+	 * What a read shorter than 8 bytes left of a count is dropped (libtimerfd(7)): the
+	 * rest of that count went to the program; the new expirations read as a whole one.
+	 */
+	if (total % (ssize_t)sizeof(count) != 0)
+		count = 0;
+	return put(e, count + n < count ? UINT64_MAX : count + n);
 }
 
 int

@@ -36,6 +36,8 @@
  * CLOCK_MONOTONIC, so such a jump is noticed this late.
  */
 #define CLOCK_CHECK_NS 100000000LL
+/* How soon a delivery that could not be written is tried again. */
+#define RETRY_NS 10000000LL
 /* How long a read end is kept while a timer's counts pile up unread (fifo.c). */
 #define KEEP_NS 1000000000LL
 /* While timers live, the server looks for closed ones at least this often (EPOLLERR). */
@@ -185,6 +187,8 @@ make_spare(void)
 }
 
 static void refresh(uint32_t i);
+static void let_go_all(void);
+static void harvest(void);
 
 /* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
 static void
@@ -210,6 +214,16 @@ keep_spares(void)
 			}
 		}
 		i = make_spare();
+		if (i == -EMFILE || i == -ENFILE) {
+			/*
+			 * Out of descriptors: the read ends kept for unread counts go now, and
+			 * with them the timers they hid from EPOLLERR (closed by exited or killed
+			 * workers), then once more.
+			 */
+			let_go_all();
+			harvest();
+			i = make_spare();
+		}
 		made = true;
 		if (i < 0) {
 			__atomic_store_n(&sh->server_err, (int32_t)-i, __ATOMIC_RELEASE);
@@ -236,11 +250,14 @@ refresh(uint32_t i)
 	if (i >= sh->high_water)
 		return;
 	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-	if (t->pending && state != TFD_SLOT_TAKEN) {
+	/*
+	 * Taken from the spares: still READY until the create marks it TAKEN (after its
+	 * compare-and-swap on the entry), then LIVE, or given back by a create that failed.
+	 */
+	if (t->pending && (state == TFD_SLOT_LIVE || state == TFD_SLOT_GIVEN_BACK)) {
 		t->pending = false;
 		npending--;
-		/* Given back by a create that failed: no program holds it. */
-		if (state == TFD_SLOT_READY) {
+		if (state == TFD_SLOT_GIVEN_BACK) {
 			free_slot(i);
 			return;
 		}
@@ -359,22 +376,30 @@ run_queue(enum tfd_base base)
 		uint32_t i = (uint32_t)((struct srv_timer *)top - tm);
 		struct tfd_slot *s = &sh->slots[i];
 		uint32_t busy = busy_begin(s);
+		struct tfd_timer_state fwd;
 		uint64_t n;
 		int err = 0;
 
 		unqueue(i);
 		if (!busy)
 			continue; /* being rearmed: the process pokes the server when done */
-		/* Counts from the clock: every period that passed, however late the server is. */
-		n = tfd_state_expire(&s->fwd, now);
+		/*
+		 * Counts from the clock: every period that passed, however late the server is;
+		 * taken as delivered only once written (else tried again at the next requeue).
+		 */
+		fwd = s->fwd;
+		n = tfd_state_expire(&fwd, now);
 		if (n)
 			err = __tfd_fifo_add(sh, dir, i, &tm[i].e, n);
+		if (err == 0)
+			s->fwd = fwd;
 		if (err == -EPIPE) {
 			busy_end(s);
 			free_slot(i);
 			continue;
 		}
-		requeue(i, now + MIN_REARM_NS);
+		/* Not written (no read end could be had to take the waiting count out): later. */
+		requeue(i, now + (err ? RETRY_NS : MIN_REARM_NS));
 		busy_end(s);
 		if (tm[i].e.h >= 0 && let_go_at == INT64_MAX)
 			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;

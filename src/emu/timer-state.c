@@ -26,6 +26,11 @@ tfd_state_arm(struct tfd_timer_state *st, const struct tfd_spec *spec, bool abso
 {
 	int64_t value = tfd_ns(spec->value.sec, spec->value.nsec);
 
+	/*
+	 * An expired periodic timer is brought forward to now first, as do_timerfd_settime()
+	 * does before timerfd_setup(): an alarm timer keeps that expiry once disarmed.
+	 */
+	tfd_state_expire(st, now);
 	st->interval = tfd_ns(spec->interval.sec, spec->interval.nsec);
 	st->armed = value != 0;
 	if (st->armed)

@@ -30,6 +30,7 @@ enum tfd_slot_state {
 	TFD_SLOT_READY, /* a spare: the server holds its FIFO's read and write ends */
 	TFD_SLOT_TAKEN, /* a create is opening its read end (one process owns it meanwhile) */
 	TFD_SLOT_LIVE,  /* a timer: the program holds read ends, the server the write end */
+	TFD_SLOT_GIVEN_BACK, /* a create that could not open it: the server frees it */
 };
 
 /* FIFOs made ahead, so that a create rarely waits for the server. */
