@@ -2,7 +2,7 @@
 /*
  * Benchmarks: call overhead of our entry points against the C library's wrappers
  * (interleaved, medians), expiry latency of the emulation against the kernel, the cost of
- * arming with many emulated timers live, the timer thread's CPU time and the memory per
+ * arming with many emulated timers live, the timer server's CPU time and the memory per
  * emulated timer.  Prints a table and writes CSV (bench/results.csv by default).
  * Usage: timerfd-bench [--quick] [--csv FILE] [--latency-data FILE] | --instruction-loops [N] |
  *        --pair-wall | --syscall-loop settime|expire-read|expire-unread
@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -20,11 +21,13 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "emu/timer.h"
 #include "syscall-numbers.h"
 
 typedef int (*create_fn)(clockid_t, int);
@@ -170,6 +173,18 @@ bench_call_overhead(int rounds)
 
 /* --- 3. the emulation ---------------------------------------------------------- */
 
+/* Two threads that spin while the latency is measured: a loaded machine. */
+static volatile int spinning;
+
+static void *
+spin(void *arg)
+{
+	(void)arg;
+	while (spinning)
+		;
+	return NULL;
+}
+
 /* Latency of a 1 ms one-shot: from the expiry due time to the reader waking. */
 static double
 one_shot_latency(int fd, int emulated)
@@ -189,13 +204,18 @@ one_shot_latency(int fd, int emulated)
 }
 
 static void
-bench_latency(int runs, const char *data_path)
+bench_latency(int runs, const char *data_path, int loaded)
 {
+	pthread_t spinners[2];
+
 	double *k = calloc((size_t)runs, sizeof(double)), *e = calloc((size_t)runs, sizeof(double));
 	int kfd = timerfd_create(CLOCK_MONOTONIC, 0);
 	int efd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
 	FILE *data = data_path ? fopen(data_path, "w") : NULL;
 
+	spinning = loaded;
+	for (int t = 0; loaded && t < 2; t++)
+		pthread_create(&spinners[t], NULL, spin, NULL);
 	for (int i = 0; i < runs; i++) {
 		/* Interleaved, so both see the same machine. */
 		k[i] = one_shot_latency(kfd, 0);
@@ -205,10 +225,16 @@ bench_latency(int runs, const char *data_path)
 	}
 	if (data)
 		fclose(data);
-	printf("3a. expiry latency of a 1 ms one-shot, %d runs (us late)\n"
-	       "  %-34s %10s %10s\n", runs, "", "emulation", "kernel");
-	report("latency", "p50", percentile(e, (size_t)runs, 0.5), percentile(k, (size_t)runs, 0.5), "us");
-	report("latency", "p99", percentile(e, (size_t)runs, 0.99), percentile(k, (size_t)runs, 0.99), "us");
+	spinning = 0;
+	for (int t = 0; loaded && t < 2; t++)
+		pthread_join(spinners[t], NULL);
+	printf("3a. expiry latency of a 1 ms one-shot, %d runs (us late)%s\n"
+	       "  %-34s %10s %10s\n", runs, loaded ? ", two CPU-bound threads running" : "", "",
+	       "emulation", "kernel");
+	report(loaded ? "latency-loaded" : "latency", "p50", percentile(e, (size_t)runs, 0.5),
+	       percentile(k, (size_t)runs, 0.5), "us");
+	report(loaded ? "latency-loaded" : "latency", "p99", percentile(e, (size_t)runs, 0.99),
+	       percentile(k, (size_t)runs, 0.99), "us");
 	close(kfd);
 	close(efd);
 	free(k);
@@ -281,9 +307,24 @@ bench_scaling(int quick)
 	}
 }
 
-/* 1,000 periodic 10 ms timers (100,000 expirations a second) for @seconds: the CPU time of
- * every thread but the main one (the timer thread's), in ns per expiration.  With @read,
- * the main thread reads each timer as it becomes readable (epoll), as a program does. */
+/* The timer server's CPU time so far, in ns (its process CPU clock), or -1. */
+static int64_t
+server_cpu_ns(void)
+{
+	struct tfd_shared *sh = __tfd_shared();
+	clockid_t clk;
+	pid_t pid;
+
+	if (!sh)
+		return -1;
+	pid = (pid_t)(__atomic_load_n(&sh->server_tid, __ATOMIC_SEQ_CST) & 0x3fffffff);
+	if (pid <= 0 || clock_getcpuclockid(pid, &clk) != 0)
+		return -1;
+	return now_ns(clk);
+}
+
+/* @ntimers periodic 10 ms timers for @seconds: the timer server's CPU time, in ns per
+ * expiration.  With @read, the program reads each timer as it becomes readable (epoll). */
 static int64_t last_expirations;
 
 static double
@@ -291,7 +332,7 @@ thread_cpu_per_expiration(int ntimers, int seconds, int read_them, int aligned)
 {
 	int *fds = calloc((size_t)ntimers, sizeof(int)), ep = epoll_create1(EPOLL_CLOEXEC);
 	struct itimerspec its = { .it_value = { 0, 10000000 }, .it_interval = { 0, 10000000 } };
-	int64_t cpu0, main0, end, expirations = 0, base = now_ns(CLOCK_MONOTONIC) + 100000000;
+	int64_t cpu0, end, expirations = 0, base = now_ns(CLOCK_MONOTONIC) + 100000000;
 	uint64_t n;
 
 	for (int i = 0; i < ntimers; i++) {
@@ -305,8 +346,7 @@ thread_cpu_per_expiration(int ntimers, int seconds, int read_them, int aligned)
 		its.it_value.tv_nsec = aligned ? first % 1000000000 : 1000000 + (long)(i % 10) * 1000000;
 		__tfd_emu_settime_its(fds[i], aligned ? TFD_TIMER_ABSTIME : 0, &its, NULL);
 	}
-	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	main0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	cpu0 = server_cpu_ns();
 	end = now_ns(CLOCK_MONOTONIC) + (int64_t)seconds * 1000000000LL;
 	while (now_ns(CLOCK_MONOTONIC) < end) {
 		struct epoll_event ev[64];
@@ -323,7 +363,7 @@ thread_cpu_per_expiration(int ntimers, int seconds, int read_them, int aligned)
 			if (read(fds[ev[i].data.u32], &n, sizeof(n)) == sizeof(n))
 				expirations += (int64_t)n;
 	}
-	cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0 - (now_ns(CLOCK_THREAD_CPUTIME_ID) - main0);
+	cpu0 = server_cpu_ns() - cpu0;
 	for (int i = 0; i < ntimers; i++) {
 		if (!read_them && read(fds[i], &n, sizeof(n)) == sizeof(n))
 			expirations += (int64_t)n;
@@ -342,7 +382,7 @@ bench_thread_cpu(int ntimers, int seconds)
 					      "never read, aligned deadlines",
 					      "read (epoll), aligned deadlines" };
 
-	printf("3c. timer thread CPU per expiration, %d periodic 10 ms timers for %d s (ns)\n"
+	printf("3c. timer server CPU per expiration, %d periodic 10 ms timers for %d s (ns)\n"
 	       "    (spread: every timer its own deadline, a wake-up each; aligned: 100 a wake-up)\n",
 	       ntimers, seconds);
 	for (int v = 0; v < 4; v++) {
@@ -405,9 +445,29 @@ run_syscall_loop(const char *what)
 		printf("10000 settime\n");
 		return 0;
 	}
-	/* "expire-read" or "expire-unread": 1,000 timers for 1 s; prints the expirations. */
+	if (strcmp(what, "gettime") == 0) {
+		int fd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+		struct itimerspec cur;
+
+		timerfd_settime(fd, 0, &far, NULL);
+		for (int i = 0; i < 10000; i++)
+			timerfd_gettime(fd, &cur);
+		printf("10000 gettime\n");
+		return 0;
+	}
+	/* "expire-read" or "expire-unread": 1,000 timers for 2 s; prints the expirations. */
+	{
+		/* The server's pid first, for bench/syscalls.sh to attach to. */
+		int fd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
+		struct tfd_shared *sh = __tfd_shared();
+
+		printf("server %d\n", sh ? (int)(sh->server_tid & 0x3fffffff) : 0);
+		fflush(stdout);
+		close(fd);
+		sleep(1);
+	}
 	printf("%.0f ns per expiration\n",
-	       thread_cpu_per_expiration(1000, 1, strcmp(what, "expire-read") == 0, 0));
+	       thread_cpu_per_expiration(1000, 2, strcmp(what, "expire-read") == 0, 0));
 	printf("%lld expirations\n", (long long)last_expirations);
 	return 0;
 }
@@ -421,13 +481,165 @@ bench_memory(int ntimers)
 	for (int i = 0; i < ntimers; i++)
 		fds[i] = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
 	after = mallinfo2();
-	printf("3d. memory per emulated timer (heap of this process; plus an 80-byte shared slot, one\n"
-	       "    descriptor in the program's table and one in the thread's, and a pipe)\n");
+	printf("3d. memory per emulated timer (heap of this process: none; plus a shared slot of\n"
+	       "    %zu bytes, one descriptor in the program's table and one in the server's, a FIFO)\n",
+	       sizeof(struct tfd_slot));
 	report("memory", "heap bytes per timer",
 	       (double)(after.uordblks - before.uordblks) / ntimers, 0, "bytes");
 	for (int i = 0; i < ntimers; i++)
 		close(fds[i]);
 	free(fds);
+}
+
+/* --- 3f-3h: what the emulation's process model costs, against the kernel ------------ */
+
+/* ns a fresh process (no emulated timer yet in its family) takes for its first create. */
+static double
+first_create_ns(int emulated)
+{
+	int p[2];
+	double ns = -1;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int64_t t0 = now_ns(CLOCK_MONOTONIC);
+		int fd = emulated ? (int)__tfd_emu_create(CLOCK_MONOTONIC, 0)
+				  : timerfd_create(CLOCK_MONOTONIC, 0);
+		double d = fd >= 0 ? (double)(now_ns(CLOCK_MONOTONIC) - t0) : -1;
+
+		if (write(p[1], &d, sizeof(d)) != sizeof(d))
+			_exit(1);
+		_exit(0);
+	}
+	if (pid > 0 && read(p[0], &ns, sizeof(ns)) != sizeof(ns))
+		ns = -1;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	return ns;
+}
+
+/* Before any emulated timer of this process: each sample is a family's first create. */
+static void
+bench_first_create(int rounds)
+{
+	double *e = calloc((size_t)rounds, sizeof(double)), *k = calloc((size_t)rounds, sizeof(double));
+
+	for (int r = 0; r < rounds; r++) {
+		e[r] = first_create_ns(1);
+		k[r] = first_create_ns(0);
+	}
+	printf("3f. a process's first timerfd_create (us, median of %d, interleaved; the\n"
+	       "    emulation's starts the timer server)\n", rounds);
+	report("first-create", "first create", percentile(e, (size_t)rounds, 0.5) / 1000,
+	       percentile(k, (size_t)rounds, 0.5) / 1000, "us");
+	free(e);
+	free(k);
+}
+
+/* @n timers, emulated or the kernel's, armed far away: their descriptors, or NULL. */
+static int *
+make_timers(int n, int emulated)
+{
+	struct itimerspec far = { .it_value = { 3600, 0 } };
+	int *fds = calloc((size_t)n, sizeof(int));
+
+	for (int i = 0; fds && i < n; i++) {
+		fds[i] = emulated ? (int)__tfd_emu_create(CLOCK_MONOTONIC, 0)
+				  : timerfd_create(CLOCK_MONOTONIC, 0);
+		if (fds[i] < 0) {
+			while (i--)
+				close(fds[i]);
+			free(fds);
+			return NULL;
+		}
+		if (emulated)
+			__tfd_emu_settime_its(fds[i], 0, &far, NULL);
+		else
+			timerfd_settime(fds[i], 0, &far, NULL);
+	}
+	return fds;
+}
+
+static void
+close_timers(int *fds, int n)
+{
+	for (int i = 0; fds && i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+/* ns per create+close with @live timers of the same backend live. */
+static double
+create_close_with_live(int live, int emulated, int reps)
+{
+	int *fds = make_timers(live, emulated);
+	int64_t t0;
+	double ns;
+
+	if (!fds)
+		return -1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (int r = 0; r < reps; r++)
+		close(emulated ? (int)__tfd_emu_create(CLOCK_MONOTONIC, 0)
+			       : timerfd_create(CLOCK_MONOTONIC, 0));
+	ns = (double)(now_ns(CLOCK_MONOTONIC) - t0) / reps;
+	close_timers(fds, live);
+	return ns;
+}
+
+/* ns per fork() (to the child's exit, reaped) with @live timers of one backend. */
+static double
+fork_with_live(int live, int emulated, int reps)
+{
+	int *fds = make_timers(live, emulated);
+	double *v = calloc((size_t)reps, sizeof(double)), ns;
+
+	if (!fds || !v) {
+		free(v);
+		close_timers(fds, live);
+		return -1;
+	}
+	for (int r = 0; r < reps; r++) {
+		int64_t t0 = now_ns(CLOCK_MONOTONIC);
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+		v[r] = (double)(now_ns(CLOCK_MONOTONIC) - t0);
+	}
+	ns = percentile(v, (size_t)reps, 0.5);
+	free(v);
+	close_timers(fds, live);
+	return ns;
+}
+
+static void
+bench_process_model(int quick)
+{
+	struct rlimit rl;
+	int live = 10000;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if ((rlim_t)live + 200 > rl.rlim_cur) {
+		printf("3g/3h. not measured: %d timers need more descriptors than RLIMIT_NOFILE %llu\n",
+		       live, (unsigned long long)rl.rlim_cur);
+		return;
+	}
+	printf("3g. create+close with %d timers live (ns; each backend with its own)\n", live);
+	report("create-10000", "create+close", create_close_with_live(live, 1, quick ? 200 : 2000),
+	       create_close_with_live(live, 0, quick ? 200 : 2000), "ns");
+	printf("3h. fork() to the child's exit with %d timers (us, median of %d)\n", live,
+	       quick ? 5 : 21);
+	report("fork-10000", "fork+exit+wait", fork_with_live(live, 1, quick ? 5 : 21) / 1000,
+	       fork_with_live(live, 0, quick ? 5 : 21) / 1000, "us");
 }
 
 /* --- 2. instructions per call, counted by callgrind (make bench-instructions) ------- */
@@ -593,9 +805,13 @@ main(int argc, char **argv)
 	}
 	fprintf(csv, "section,measure,libtimerfd_or_emulation,reference,unit\n");
 	bench_call_overhead(quick ? 21 : ROUNDS);
+	/* Before any emulated timer of this process: each sample is a family's first. */
+	bench_first_create(quick ? 5 : 21);
 	/* First of the emulation's: no freed timers yet for new ones to reuse. */
 	bench_memory(1000);
-	bench_latency(quick ? 100 : 1000, latency_path);
+	bench_latency(quick ? 100 : 1000, latency_path, 0);
+	bench_latency(quick ? 100 : 1000, NULL, 1);
+	bench_process_model(quick);
 	bench_scaling(quick);
 	bench_emulated_settime(quick ? 11 : 51);
 	bench_thread_cpu(1000, quick ? 1 : 2);

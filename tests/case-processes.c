@@ -13,11 +13,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -26,6 +29,7 @@
 #include <check.h>
 
 #include "helpers.h"
+#include "seccomp-abi.h"
 #include "suite.h"
 
 /* AddressSanitizer and ThreadSanitizer reserve terabytes of shadow: RLIMIT_AS stops them. */
@@ -459,6 +463,110 @@ START_TEST(a_rearm_after_chroot_leaves_no_stale_count)
 }
 END_TEST
 
+/* --- the program's own seccomp filter ---------------------------------------------------- */
+
+/* Descriptors 0-255 open now (fcntl only: the filter below allows little else). */
+static int
+low_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 256; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/*
+ * A filter such as a program installs once it set up: what it calls against a kernel
+ * timerfd (read, poll, the timerfd calls, memory, sleeping, exit), EPERM for the rest.
+ */
+static int
+install_own_filter(void)
+{
+	static const long allowed[] = {
+		SYS_read, SYS_write, SYS_close, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
+		SYS_restart_syscall, SYS_ppoll, SYS_futex, SYS_fcntl, SYS_brk, SYS_munmap, SYS_mprotect, SYS_clock_nanosleep, SYS_clock_gettime, SYS_timerfd_create,
+		SYS_timerfd_settime, SYS_timerfd_gettime, SYS_rt_sigprocmask,
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_mmap
+		SYS_mmap,
+#endif
+#ifdef SYS_mmap2
+		SYS_mmap2,
+#endif
+#ifdef SYS_nanosleep
+		SYS_nanosleep,
+#endif
+#ifdef SYS_fcntl64
+		SYS_fcntl64,
+#endif
+#ifdef SYS_timerfd_settime64
+		SYS_timerfd_settime64, SYS_timerfd_gettime64, SYS_clock_gettime64,
+		SYS_clock_nanosleep_time64, SYS_futex_time64, SYS_ppoll_time64,
+#endif
+	};
+	struct tfd_sock_filter f[2 * sizeof(allowed) / sizeof(allowed[0]) + 2];
+	struct tfd_sock_fprog prog = { .filter = f };
+	size_t n = 0;
+
+	f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr));
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		f[n++] = (struct tfd_sock_filter)BPF_JUMP(TFD_BPF_JEQ_K, (uint32_t)allowed[i], 0, 1);
+		f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW);
+	}
+	f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | EPERM);
+	prog.len = (unsigned short)n;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	return prctl(PR_SET_SECCOMP, TFD_SECCOMP_MODE_FILTER, &prog) < 0 ? -errno : 0;
+}
+
+static void
+calls_under_the_programs_own_filter(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), made, before, r;
+	struct itimerspec its = its_ns(NS_PER_MS, NS_PER_MS), cur;
+	bool emulated = timer_is_emulated(fd);
+	uint64_t ticks = 0;
+
+	child_assert(fd >= 0 && timerfd_settime(fd, 0, &its, NULL) == 0);
+	child_assert(read_ticks(fd, &ticks) == 0);
+	child_assert(install_own_filter() == 0);
+	/* The kernel's timer: everything works.  An emulated one: an errno, never a crash. */
+	errno = 0;
+	r = timerfd_settime(fd, 0, &its, NULL);
+	child_assert(emulated ? (r == 0 || (r == -1 && errno != 0)) : r == 0);
+	errno = 0;
+	r = timerfd_gettime(fd, &cur);
+	child_assert(emulated ? (r == 0 || (r == -1 && errno != 0)) : r == 0);
+	/* It fires on whatever the calls said: reads are the program's own. */
+	child_assert(read_ticks(fd, &ticks) == 0 && ticks >= 1);
+	/* A new timer: made whole, or an errno and no descriptor left behind. */
+	before = low_fds();
+	errno = 0;
+	made = timerfd_create(CLOCK_MONOTONIC, 0);
+	if (made < 0) {
+		child_assert(emulated && errno != 0);
+		child_assert(low_fds() == before);
+	} else {
+		child_assert(low_fds() == before + 1);
+		child_assert(timerfd_settime(made, 0, &its, NULL) == 0);
+		child_assert(read_ticks(made, &ticks) == 0 && ticks >= 1);
+	}
+}
+
+START_TEST(a_programs_own_seccomp_filter_gets_an_errno_never_a_half_made_timer)
+{
+	if (under_qemu()) {
+		case_skipped("a_programs_own_seccomp_filter...: qemu-user cannot install seccomp filters");
+		return;
+	}
+	in_child(calls_under_the_programs_own_filter);
+}
+END_TEST
+
 /* --- memory: RLIMIT_AS ---------------------------------------------------------------- */
 
 
@@ -747,6 +855,7 @@ tcase_processes(void)
 	tcase_add_test(tc, closing_a_timer_at_the_descriptor_limit_makes_room_at_once);
 	tcase_add_test(tc, a_rearm_at_the_descriptor_limit_leaves_no_stale_count);
 	tcase_add_test(tc, a_rearm_after_chroot_leaves_no_stale_count);
+	tcase_add_test(tc, a_programs_own_seccomp_filter_gets_an_errno_never_a_half_made_timer);
 	tcase_add_test(tc, running_out_of_memory_gives_the_kernels_errno_and_breaks_nothing);
 	tcase_add_test(tc, parent_and_child_reading_one_timer_count_each_expiration_once);
 	tcase_add_test(tc, a_childs_timer_fires_on_after_its_parent_exits);

@@ -224,8 +224,8 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 	}
 	__tfd_arming_end(sh, s);
 	__tfd_slot_unlock(s, &g);
-	if (err == 0 || err == -ECANCELED)
-		__tfd_server_poke(sh, (uint32_t)(id - 1), due);
+	/* Always: the server may have taken the timer off its queue while the arming was odd. */
+	__tfd_server_poke(sh, (uint32_t)(id - 1), due);
 	if (err == 0 && old_value)
 		*old_value = old;
 	return err;

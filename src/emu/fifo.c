@@ -62,8 +62,9 @@ __tfd_fifo_identify(struct tfd_shared *sh, int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
 
+	/* Not open: EBADF; refused (a seccomp filter of the program's): its errno. */
 	if (fstat(fd, &st) < 0)
-		return -EBADF;
+		return errno == EBADF || errno == 0 ? -EBADF : -errno;
 	if (!S_ISFIFO(st.st_mode) || !sh || (uint64_t)st.st_dev != sh->fifo_dev)
 		return 0;
 	*dev = (uint64_t)st.st_dev;
