@@ -508,7 +508,7 @@ install_own_filter(void)
 #endif
 	};
 	struct tfd_sock_filter f[2 * sizeof(allowed) / sizeof(allowed[0]) + 2];
-	struct tfd_sock_fprog prog = { .filter = f };
+	struct tfd_sock_fprog prog;
 	size_t n = 0;
 
 	f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr));
@@ -516,8 +516,9 @@ install_own_filter(void)
 		f[n++] = (struct tfd_sock_filter)BPF_JUMP(TFD_BPF_JEQ_K, (uint32_t)allowed[i], 0, 1);
 		f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW);
 	}
-	f[n++] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | EPERM);
-	prog.len = (unsigned short)n;
+	f[n] = (struct tfd_sock_filter)BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | EPERM);
+	prog.len = (unsigned short)(n + 1);
+	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	return prctl(PR_SET_SECCOMP, TFD_SECCOMP_MODE_FILTER, &prog) < 0 ? -errno : 0;

@@ -243,7 +243,6 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 	struct tfd_guard g;
 	struct tfd_slot *s = lock_timer(sh, id, ino, &g);
 	int64_t now;
-	uint64_t n;
 
 	if (!s)
 		return;
@@ -251,8 +250,8 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 	now = __tfd_base_now((enum tfd_base)s->base);
 	if (s->fwd.armed && s->fwd.expiry <= now) {
 		struct tfd_timer_state fwd = s->fwd;
+		uint64_t n = tfd_state_expire(&fwd, now);
 
-		n = tfd_state_expire(&fwd, now);
 		if (n && __tfd_fifo_catch_up(sh, (uint32_t)(id - 1), n) == 0)
 			s->fwd = fwd;
 	}

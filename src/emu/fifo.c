@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -25,10 +26,10 @@
 
 /* "<i>-<gen>-<secret>": the secret makes the name unguessable (the directory is not listable). */
 static size_t
-fifo_name(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
+name_with(const uint64_t secret[2], uint32_t i, uint32_t gen, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
-	uint32_t parts[2] = { i, gen };
+	const uint32_t parts[2] = { i, gen };
 	size_t n = 0;
 
 	/* By hand: the server, a clone of the program, uses nothing of the C library's that may lock. */
@@ -39,9 +40,26 @@ fifo_name(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
 	}
 	for (int w = 0; w < 2; w++)
 		for (int shift = 60; shift >= 0; shift -= 4)
-			buf[n++] = hex[(sh->secret[w] >> shift) & 15];
+			buf[n++] = hex[(secret[w] >> shift) & 15];
 	buf[n] = '\0';
 	return n;
+}
+
+static size_t
+fifo_name(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
+{
+	return name_with(sh->secret, i, gen, buf);
+}
+
+void
+__tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t n)
+{
+	char name[TFD_FIFO_NAME_MAX + 1];
+
+	for (uint32_t i = 0; i < n; i++) {
+		name_with(secret, i, sh->slots[i].gen, name);
+		tfd_sys_unlinkat(dir, name, 0);
+	}
 }
 
 int
@@ -88,14 +106,15 @@ open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 {
 	char path[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
 	struct tfd_slot *s = &sh->slots[i];
-	int fd, err;
+	int fd;
 
 	if (__tfd_fifo_path(sh, i, s->gen, path, sizeof(path)) < 0)
 		return -ENOSYS;
 	/* Non-blocking: opening a FIFO for reading never waits, and neither do our reads. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra);
 	if (fd < 0) {
-		err = errno;
+		int err = errno;
+
 		/* Out of descriptors or memory: the kernel's create would say the same. */
 		if (err == EMFILE || err == ENFILE || err == ENOMEM)
 			return -err;
@@ -209,10 +228,7 @@ __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_en
 static bool
 readers_gone(int w)
 {
-	struct {
-		int fd;
-		short events, revents;
-	} p = { w, 0, 0 };
+	struct pollfd p = { .fd = w, .events = 0 };
 	long long zero[2] = { 0, 0 }; /* a zero timeout in the old and the time64 layouts */
 #ifdef SYS_ppoll
 	long n = syscall(SYS_ppoll, &p, 1, zero, NULL, 8);
@@ -220,7 +236,7 @@ readers_gone(int w)
 	long n = syscall(SYS_ppoll_time64, &p, 1, zero, NULL, 8);
 #endif
 
-	return n == 1 && (p.revents & 0x008 /* POLLERR */);
+	return n == 1 && (p.revents & POLLERR);
 }
 
 /*
@@ -279,7 +295,7 @@ int
 __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n)
 {
 	uint64_t buf[8], count = 0;
-	int queued = 0;
+	int queued = 0, err;
 	ssize_t got, total = 0;
 
 	__atomic_store_n(&sh->slots[i].maybe_counted, true, __ATOMIC_RELAXED);
@@ -317,7 +333,9 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 	 */
 	if (total % (ssize_t)sizeof(count) != 0)
 		count = 0;
-	return put(e, count + n < count ? UINT64_MAX : count + n);
+	err = put(e, count + n < count ? UINT64_MAX : count + n);
+	/* 1: added to a count that waited unread (the server may then bring it up less often). */
+	return err == 0 && total > 0 ? 1 : err;
 }
 
 int
@@ -338,7 +356,7 @@ __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
 	err = __tfd_fifo_add(sh, AT_FDCWD, i, &e, n);
 	tfd_sys_close(e.w);
 	__tfd_fifo_let_go(&e);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 void

@@ -38,11 +38,16 @@ int __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n);
 int __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /* Unlinks slot @i's FIFO and closes every end held (call before the gen changes). */
 void __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
-/* Adds @n expirations to the count in the FIFO: 0, or -EPIPE once nobody reads.  @dir is
- * the server's directory, or AT_FDCWD for a process of the program's. */
+/*
+ * Adds @n expirations to the count in the FIFO: 0, 1 if a count waited unread, -EPIPE once
+ * nobody reads, -EAGAIN if nothing could be written (try again).  @dir is the server's
+ * directory, or AT_FDCWD for a process of the program's.
+ */
 int __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n);
 /* Empties the FIFO through the server's own read end (a rearm could not): 0 or -errno. */
 int __tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
+/* Unlinks what a dead server left in @dir: slots [0, @n)'s FIFOs, named with @secret. */
+void __tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t n);
 /* Lets go of the read end kept by __tfd_fifo_add(). */
 void __tfd_fifo_let_go(struct tfd_fifo_ends *e);
 /* Whether every read end of the program's is closed. */

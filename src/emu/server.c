@@ -36,10 +36,18 @@
  * CLOCK_MONOTONIC, so such a jump is noticed this late.
  */
 #define CLOCK_CHECK_NS 100000000LL
+/*
+ * Under overload, how late a count that waits unread may be brought up to date: four times
+ * what the server's last pass over the queues took, from MIN_REARM_NS up to this.
+ */
+#define PILE_MAX_NS 100000000LL
 /* How soon a delivery that could not be written is tried again. */
 #define RETRY_NS 10000000LL
-/* How long a read end is kept while a timer's counts pile up unread (fifo.c). */
-#define KEEP_NS 1000000000LL
+/*
+ * How long a read end is kept while a timer's counts pile up unread (fifo.c): while it is
+ * open a close by the program is not seen, so a closed timer is served this long at most.
+ */
+#define KEEP_NS 200000000LL
 /* While timers live, the server looks for closed ones at least this often (EPOLLERR). */
 #define HARVEST_NS 1000000000LL
 /* With no timer live, the server exits after this long (a new create starts another). */
@@ -62,6 +70,7 @@ static int dir = -1, epfd = -1;
 static uint32_t nlive, npending, ncancel_on_set;
 static uint32_t spare_slot[TFD_SPARES]; /* what the server put in each entry of sh->spares */
 static int64_t last_offset, let_go_at = INT64_MAX, idle_since;
+static int64_t pile_ns = MIN_REARM_NS; /* see PILE_MAX_NS */
 
 /* --- the queues ---------------------------------------------------------------------- */
 
@@ -391,15 +400,19 @@ run_queue(enum tfd_base base)
 		n = tfd_state_expire(&fwd, now);
 		if (n)
 			err = __tfd_fifo_add(sh, dir, i, &tm[i].e, n);
-		if (err == 0)
+		if (err >= 0)
 			s->fwd = fwd;
 		if (err == -EPIPE) {
 			busy_end(s);
 			free_slot(i);
 			continue;
 		}
-		/* Not written (no read end could be had to take the waiting count out): later. */
-		requeue(i, now + (err ? RETRY_NS : MIN_REARM_NS));
+		/*
+		 * Not written (no read end could be had to take the waiting count out): later.
+		 * A count that waits unread is readable already: under load it is brought up to
+		 * date less often (coalescing, at most PILE_MAX_NS late; gettime is exact).
+		 */
+		requeue(i, now + (err < 0 ? RETRY_NS : err == 1 ? pile_ns : MIN_REARM_NS));
 		busy_end(s);
 		if (tm[i].e.h >= 0 && let_go_at == INT64_MAX)
 			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
@@ -504,7 +517,17 @@ start(const struct tfd_server_start *st)
 		if (epfd < 0)
 			err = -ENOMEM;
 	}
-	for (uint32_t i = 0; i < sh->high_water; i++) /* a dead server's: gone with it */
+	/* A dead server's timers went with it (their reads see end-of-file); its files go now. */
+	if (st->dead_before) {
+		int old = tfd_sys_openat(AT_FDCWD, st->dead_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+		if (old >= 0) {
+			__tfd_fifo_remove_dead(old, st->dead_secret, sh, st->dead_high_water);
+			tfd_sys_close(old);
+			tfd_sys_unlinkat(AT_FDCWD, st->dead_dir, AT_REMOVEDIR);
+		}
+	}
+	for (uint32_t i = 0; i < sh->high_water; i++)
 		__atomic_store_n(&sh->slots[i].state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh->high_water, 0, __ATOMIC_RELEASE);
 	memset(sh->index, 0, sizeof(sh->index));
@@ -531,13 +554,14 @@ __tfd_server_main(struct tfd_shared *shared, const struct tfd_server_start *st)
 	idle_since = __tfd_base_now(TFD_BASE_MONOTONIC);
 	for (;;) {
 		uint32_t v = __atomic_load_n(&sh->wake_seq, __ATOMIC_SEQ_CST);
-		int64_t wait = INT64_MAX, now;
+		int64_t wait = INT64_MAX, now, pass;
 
 		__atomic_store_n(&sh->sleeps_until, INT64_MIN, __ATOMIC_SEQ_CST);
 		harvest();
 		take_dirty(false);
 		keep_spares();
 		check_clock_set();
+		pass = __tfd_base_now(TFD_BASE_MONOTONIC);
 		for (int b = 0; b < TFD_NBASES; b++) {
 			int64_t next = run_queue((enum tfd_base)b);
 
@@ -549,6 +573,8 @@ __tfd_server_main(struct tfd_shared *shared, const struct tfd_server_start *st)
 		if (ncancel_on_set && wait > CLOCK_CHECK_NS)
 			wait = CLOCK_CHECK_NS;
 		now = __tfd_base_now(TFD_BASE_MONOTONIC);
+		pass = 4 * (now - pass);
+		pile_ns = pass < MIN_REARM_NS ? MIN_REARM_NS : pass > PILE_MAX_NS ? PILE_MAX_NS : pass;
 		if (let_go_at <= now)
 			let_go_all();
 		if (nlive || npending)

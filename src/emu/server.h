@@ -3,12 +3,20 @@
 #ifndef TFD_EMU_SERVER_H
 #define TFD_EMU_SERVER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "emu/timer.h"
 
 /* Where the server may make its private directory, first to last, decided by the program. */
 struct tfd_server_start {
 	char candidates[4][sizeof(((struct tfd_shared *)0)->dir)];
 	int ncandidates;
+	/* A server that died: its directory, its FIFOs' secret and how many slots it used. */
+	bool dead_before;
+	char dead_dir[sizeof(((struct tfd_shared *)0)->dir)];
+	uint64_t dead_secret[2];
+	uint32_t dead_high_water;
 };
 
 /* Runs in the cloned server process; never returns. */

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +58,29 @@ __tfd_server_alive(struct tfd_shared *sh)
  * (no handlers), whose child has the usual SIGCHLD.
  */
 static pid_t
+raw_clone(long flags)
+{
+#if defined(__s390__)
+	return (pid_t)syscall(SYS_clone, 0L, flags, 0L, 0L, 0L); /* (stack, flags, ...) */
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0L, 0L, 0L, 0L);
+#endif
+}
+
+static pid_t
 clone_quiet(void)
 {
 #if defined(__sparc__) && defined(HAVE__FORK)
 	return _Fork();
 #elif defined(__sparc__)
 	return fork();
-#elif defined(__s390__)
-	return (pid_t)syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L); /* (stack, flags, ...) */
 #else
-	return (pid_t)syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L); /* flags 0: exit signal 0 */
+	pid_t pid = raw_clone(0); /* flags 0: exit signal 0 */
+
+	/* qemu-user takes a fork-like clone only with SIGCHLD: then one SIGCHLD it is. */
+	if (pid < 0 && errno == EINVAL)
+		pid = raw_clone(SIGCHLD);
+	return pid;
 #endif
 }
 
@@ -157,9 +171,56 @@ server_process(struct tfd_shared *sh, const struct tfd_server_start *start)
 	entry.next = &head.list;
 	head.list.next = &entry;
 	head.futex_offset = (long)((char *)&sh->server_tid - (char *)&entry);
+	head.list_op_pending = NULL; /* no lock being taken or let go */
 	syscall(SYS_set_robust_list, &head, sizeof(head));
 	__atomic_store_n(&sh->server_tid, (uint32_t)tid, __ATOMIC_SEQ_CST);
 	__tfd_server_main(sh, start);
+}
+
+/*
+ * Whether every directory of @path lets anyone through (o+x): a process that drops its
+ * privileges later must still reach the FIFOs (a private $TMPDIR, /tmp/user/0 of mode 0700
+ * as pam_tmpdir makes, would not let it).
+ */
+static bool
+searchable_by_all(const char *path)
+{
+	char buf[sizeof(((struct tfd_shared *)0)->dir)];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	while (n > 0) {
+		struct stat st;
+
+		buf[n] = '\0';
+		if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_IXOTH))
+			return false;
+		while (n > 0 && buf[n - 1] != '/')
+			n--;
+		while (n > 1 && buf[n - 1] == '/')
+			n--;
+		if (n == 1)
+			break;
+	}
+	return true;
+}
+
+/*
+ * Whether this process called unshare(CLONE_NEWPID) and has not forked since: the server's
+ * clone would then be the init of the new namespace, and end it as it exits (the kernel's
+ * timerfd_create() makes no process).  Known through /proc only; without it, not known.
+ */
+static bool
+pid_namespace_pending(void)
+{
+	struct stat st;
+	char b[64];
+
+	/* The link exists (Linux 4.12) but leads nowhere until the namespace's first process. */
+	return lstat("/proc/self/ns/pid_for_children", &st) == 0 &&
+	       readlink("/proc/self/ns/pid_for_children", b, sizeof(b)) < 0 && errno == ENOENT;
 }
 
 /* Where the directory may go: $TMPDIR (not for setuid programs), then the usual places. */
@@ -179,7 +240,7 @@ choose_dirs(struct tfd_server_start *start)
 		char *c = start->candidates[start->ncandidates];
 		int n;
 
-		if (!bases[b] || bases[b][0] != '/')
+		if (!bases[b] || bases[b][0] != '/' || !searchable_by_all(bases[b]))
 			continue;
 		n = snprintf(c, sizeof(start->candidates[0]), "%s/.libtimerfd-%016llx", bases[b],
 			     (unsigned long long)r);
@@ -220,6 +281,17 @@ spawn(struct tfd_shared *sh)
 	if (__tfd_server_alive(sh) ||
 	    __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) == TFD_SERVER_CLOSING)
 		goto out;
+	if (pid_namespace_pending()) {
+		err = -ENOSYS; /* libtimerfd(7) */
+		goto out;
+	}
+	/* A server that died (killed) left its directory: the new one removes it. */
+	start.dead_before = __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) != TFD_SERVER_NONE;
+	if (start.dead_before) {
+		memcpy(start.dead_dir, sh->dir, sizeof(sh->dir));
+		memcpy(start.dead_secret, sh->secret, sizeof(sh->secret));
+		start.dead_high_water = __atomic_load_n(&sh->high_water, __ATOMIC_SEQ_CST);
+	}
 	choose_dirs(&start);
 	new_secret(sh);
 	__atomic_store_n(&sh->server_err, 0, __ATOMIC_SEQ_CST);
@@ -277,6 +349,15 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 		uint32_t seq = __atomic_load_n(&sh->spare_seq, __ATOMIC_SEQ_CST);
 		int32_t err;
 
+		/* A dead server's spares have no writer: a new server first (it drops them). */
+		if (!__tfd_server_alive(sh) &&
+		    __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
+			int r = spawn(sh);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
 		for (int k = 0; k < TFD_SPARES; k++) {
 			uint32_t e = __atomic_load_n(&sh->spares[k], __ATOMIC_SEQ_CST);
 
@@ -286,14 +367,6 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 						 __ATOMIC_SEQ_CST);
 				return e - 1;
 			}
-		}
-		if (!__tfd_server_alive(sh) &&
-		    __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
-			int r = spawn(sh);
-
-			if (r < 0)
-				return r;
-			continue;
 		}
 		/* The server could not make one: once more after it looked for closed timers. */
 		err = __atomic_load_n(&sh->server_err, __ATOMIC_SEQ_CST);
