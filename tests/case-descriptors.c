@@ -33,18 +33,6 @@ extern char **environ;
 #define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
 #endif
 
-/* A periodic timer firing every @ns from now. */
-static int
-periodic_timer(int64_t ns, int flags)
-{
-	struct itimerspec its = its_ns(ns, ns);
-	int fd = timerfd_create(CLOCK_MONOTONIC, flags);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
-	return fd;
-}
-
 static void
 closed_timer_leaves_the_epoll_set(bool fired)
 {

@@ -27,18 +27,6 @@
 #include "helpers.h"
 #include "suite.h"
 
-/* A timer firing every @ns from now. */
-static int
-periodic_timer(int64_t ns, int flags)
-{
-	struct itimerspec its = its_ns(ns, ns);
-	int fd = timerfd_create(CLOCK_MONOTONIC, flags);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
-	return fd;
-}
-
 /* Waits (up to 10 s) until @fd is readable. */
 static void
 wait_readable(int fd)

@@ -786,6 +786,21 @@ receive_read_and_report(int sock, int link)
 	close(fd);
 }
 
+/* A sender's child: makes a timer armed with @its, sends it over @sock, closes it, exits. */
+static void __attribute__((noreturn))
+make_and_send_a_timer(int sock, const struct itimerspec *its)
+{
+	int fd;
+
+	alarm(20);
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd >= 0);
+	child_assert(timerfd_settime(fd, 0, its, NULL) == 0);
+	child_assert(send_fd(sock, fd) == 0);
+	close(fd);
+	_exit(0);
+}
+
 START_TEST(a_timer_passed_to_an_unrelated_process_fires_on_after_the_sender_exits)
 {
 	struct itimerspec its = its_ns(10 * NS_PER_MS, 10 * NS_PER_MS);
@@ -807,17 +822,8 @@ START_TEST(a_timer_passed_to_an_unrelated_process_fires_on_after_the_sender_exit
 	}
 	sender = fork();
 	ck_assert_int_ge(sender, 0);
-	if (sender == 0) {
-		int fd;
-
-		alarm(20);
-		fd = timerfd_create(CLOCK_MONOTONIC, 0);
-		child_assert(fd >= 0);
-		child_assert(timerfd_settime(fd, 0, &its, NULL) == 0);
-		child_assert(send_fd(sv[0], fd) == 0);
-		close(fd);
-		_exit(0);
-	}
+	if (sender == 0)
+		make_and_send_a_timer(sv[0], &its);
 	reap(sender);
 	ck_assert_int_eq(write(sv[0], "g", 1), 1);
 	close(sv[0]);
@@ -861,15 +867,8 @@ START_TEST(a_timer_passed_within_its_family_works_for_the_receiver_after_the_sen
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		alarm(20);
-		fd = timerfd_create(CLOCK_MONOTONIC, 0);
-		child_assert(fd >= 0);
-		child_assert(timerfd_settime(fd, 0, &its, NULL) == 0);
-		child_assert(send_fd(sv[1], fd) == 0);
-		close(fd);
-		_exit(0);
-	}
+	if (pid == 0)
+		make_and_send_a_timer(sv[1], &its);
 	reap(pid);
 	fd = recv_fd(sv[0]);
 	ck_assert_int_ge(fd, 0);

@@ -91,6 +91,17 @@ closed_fd(void)
 }
 
 int
+periodic_timer(int64_t ns, int flags)
+{
+	struct itimerspec its = its_ns(ns, ns);
+	int fd = timerfd_create(CLOCK_MONOTONIC, flags);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
+	return fd;
+}
+
+int
 expired_timer(clockid_t clock, int flags)
 {
 	struct itimerspec its = its_ns(1, 0);

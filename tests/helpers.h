@@ -61,6 +61,8 @@ bool under_qemu(void);
  * the case then ends as passed; count-results.sh counts these lines as skipped cases.
  */
 void case_skipped(const char *what_and_why);
+/* A CLOCK_MONOTONIC timerfd firing every @ns from now. */
+int periodic_timer(int64_t ns, int flags);
 /* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
 int expired_timer(clockid_t clock, int flags);
 
