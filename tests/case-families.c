@@ -1037,6 +1037,55 @@ START_TEST(timers_work_in_a_pid_namespace_without_its_own_proc)
 }
 END_TEST
 
+/*
+ * unshare(CLONE_NEWPID) and the family's first timer before any fork: the kernel makes no
+ * process; the emulation must not clone its server into the namespace (it would be its init
+ * and end it): it refuses (ENOSYS, libtimerfd(7)), and the program's first child is pid 1.
+ */
+static void
+first_timer_before_the_namespaces_init(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	child_assert(unshare(CLONE_NEWPID) == 0);
+	errno = 0;
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd >= 0 || errno == ENOSYS);
+	pid = fork();
+	child_assert(pid >= 0);
+	if (pid == 0)
+		_exit(getpid() == 1 ? 0 : 1);
+	child_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+START_TEST(a_pid_namespace_waiting_for_its_init_keeps_it_for_the_program)
+{
+	int err = 0;
+	pid_t pid;
+
+	if (under_qemu()) {
+		case_skipped("a_pid_namespace_waiting...: not under qemu-user (no namespaces for its threads)");
+		return;
+	}
+	/* Whether this process may unshare a PID namespace at all (a child tries). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : errno);
+	ck_assert_int_eq(waitpid(pid, &err, 0), pid);
+	err = WIFEXITED(err) ? WEXITSTATUS(err) : -1;
+	if (err == ENOSYS || err == EPERM) {
+		case_skipped("a_pid_namespace_waiting...: unshare(CLONE_NEWPID) refused here");
+		return;
+	}
+	ck_assert_int_eq(err, 0);
+	in_child(first_timer_before_the_namespaces_init);
+}
+END_TEST
+
 TCase *
 tcase_families(void)
 {
@@ -1052,5 +1101,6 @@ tcase_families(void)
 	tcase_add_test(tc, a_timer_passed_to_an_unrelated_process_fires_on_after_the_sender_exits);
 	tcase_add_test(tc, a_timer_passed_within_its_family_works_for_the_receiver_after_the_sender_exits);
 	tcase_add_test(tc, timers_work_in_a_pid_namespace_without_its_own_proc);
+	tcase_add_test(tc, a_pid_namespace_waiting_for_its_init_keeps_it_for_the_program);
 	return tc;
 }
