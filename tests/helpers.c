@@ -124,6 +124,23 @@ timer_is_emulated(int fd)
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+const char *
+sanitizer(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return "address";
+#elif defined(__SANITIZE_THREAD__)
+	return "thread";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return "address";
+#elif __has_feature(thread_sanitizer)
+	return "thread";
+#endif
+#endif
+	return NULL;
+}
+
 bool
 under_qemu(void)
 {

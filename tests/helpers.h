@@ -54,6 +54,8 @@ int set_nonblock(int fd);
 int closed_fd(void);
 /* Whether the timer @fd is served by the emulation (the kernel's fdinfo of a timerfd has its clockid). */
 bool timer_is_emulated(int fd);
+/* The sanitizer the suite was built with: "address", "thread", or NULL. */
+const char *sanitizer(void);
 /* Whether the tests run under qemu-user (make check-cross names it in TEST_RUNNER). */
 bool under_qemu(void);
 /*

@@ -89,8 +89,15 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 		__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
 		return fd;
 	}
-	/* The slot is this create's alone until it is live: its lock is made anew. */
-	__tfd_slot_lock_init(s);
+	/*
+	 * The slot is this create's alone until it is live: its lock is made the first time.
+	 * Not again: a process of the family may still hold it from the slot's last timer
+	 * (closed under it); robust, it is never left held by a process that died.
+	 */
+	if (!s->lock_ready) {
+		__tfd_slot_lock_init(s);
+		s->lock_ready = 1;
+	}
 	s->seq &= ~1u;
 	s->st = (struct tfd_timer_state){ .alarm = is_alarm(clockid) };
 	s->fwd = s->st;

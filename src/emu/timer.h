@@ -55,6 +55,7 @@ struct tfd_slot {
 	uint32_t seq;
 	uint32_t busy; /* the server is delivering: the even seq it read + 1, TFD_BUSY_WAITER */
 	uint32_t drain_req;  /* a rearm asks the server to empty the FIFO (it could not): 1 */
+	uint32_t lock_ready; /* @lock was made (by the first create of this slot; robust since) */
 	bool maybe_counted;  /* the server wrote a count the program may not have read */
 	bool cancel_on_set;  /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
 	bool canceled;       /* the realtime clock was set since (the server found it) */
