@@ -67,10 +67,25 @@ raw_clone(long flags)
 #endif
 }
 
+/*
+ * ThreadSanitizer's runtime, which the server's code calls into in a sanitizer build, is
+ * made consistent in a child only by its own fork() interceptor (a raw clone may copy its
+ * locks held by another thread): there, the C library's fork().
+ */
+#if defined(__SANITIZE_THREAD__)
+#define TFD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TFD_TSAN 1
+#endif
+#endif
+
 static pid_t
 clone_quiet(void)
 {
-#if defined(__sparc__) && defined(HAVE__FORK)
+#if defined(TFD_TSAN)
+	return fork();
+#elif defined(__sparc__) && defined(HAVE__FORK)
 	return _Fork();
 #elif defined(__sparc__)
 	return fork();
