@@ -51,23 +51,6 @@ __tfd_server_alive(struct tfd_shared *sh)
 }
 
 /*
- * A child of ours with no exit signal: the program gets no SIGCHLD for it and its
- * wait(-1) never reaps it (only __WCLONE/__WALL waits see such a child).  Not the C
- * library's fork(): that would run the program's pthread_atfork() handlers.  SPARC
- * returns the parent's pid to both sides of a raw clone: there the C library's _Fork()
- * (no handlers), whose child has the usual SIGCHLD.
- */
-static pid_t
-raw_clone(long flags)
-{
-#if defined(__s390__)
-	return (pid_t)syscall(SYS_clone, 0L, flags, 0L, 0L, 0L); /* (stack, flags, ...) */
-#else
-	return (pid_t)syscall(SYS_clone, flags, 0L, 0L, 0L, 0L);
-#endif
-}
-
-/*
  * ThreadSanitizer's runtime, which the server's code calls into in a sanitizer build, is
  * made consistent in a child only by its own fork() interceptor (a raw clone may copy its
  * locks held by another thread): there, the C library's fork().
@@ -78,6 +61,25 @@ raw_clone(long flags)
 #if __has_feature(thread_sanitizer)
 #define TFD_TSAN 1
 #endif
+#endif
+
+/*
+ * A child of ours with no exit signal: the program gets no SIGCHLD for it and its
+ * wait(-1) never reaps it (only __WCLONE/__WALL waits see such a child).  Not the C
+ * library's fork(): that would run the program's pthread_atfork() handlers.  SPARC
+ * returns the parent's pid to both sides of a raw clone: there the C library's _Fork()
+ * (no handlers), whose child has the usual SIGCHLD.
+ */
+#if !defined(TFD_TSAN) && !defined(__sparc__)
+static pid_t
+raw_clone(long flags)
+{
+#if defined(__s390__)
+	return (pid_t)syscall(SYS_clone, 0L, flags, 0L, 0L, 0L); /* (stack, flags, ...) */
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0L, 0L, 0L, 0L);
+#endif
+}
 #endif
 
 static pid_t
@@ -99,19 +101,38 @@ clone_quiet(void)
 #endif
 }
 
+/*
+ * A resource limit through the kernel (prlimit64, every ABI): a C library's setrlimit() may
+ * apply it to every thread it knows of (musl's __synccall), threads the server does not have.
+ */
+struct tfd_rlimit64 {
+	uint64_t cur, max;
+};
+
+static int
+limit_get(int resource, struct tfd_rlimit64 *rl)
+{
+	return (int)syscall(SYS_prlimit64, 0, resource, NULL, rl);
+}
+
+static int
+limit_set(int resource, const struct tfd_rlimit64 *rl)
+{
+	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
+}
+
 /* The server's own descriptor table: nothing of the program's; 0-9 harmless (/dev/null). */
 static void
 own_table(void)
 {
-	struct rlimit rl;
+	struct tfd_rlimit64 rl;
 
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, 0U, ~0U, 0U) < 0)
 #endif
 	{
-		long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
-				   ? (long)rl.rlim_cur
-				   : 65536;
+		long max = limit_get(RLIMIT_NOFILE, &rl) == 0 && rl.cur < (1u << 20) ? (long)rl.cur
+										 : 65536;
 
 		for (long fd = 0; fd < max; fd++)
 			tfd_sys_close((int)fd);
@@ -133,15 +154,15 @@ own_table(void)
 	 * As many timers as the limits allow: the server holds one write end each.  And
 	 * its memory is not bound by a limit the program had set when it was started.
 	 */
-	rl.rlim_cur = rl.rlim_max = 1u << 20; /* the kernel's default nr_open: privileged only */
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-	    rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	rl.cur = rl.max = 1u << 20; /* the kernel's default nr_open: privileged only */
+	if (limit_set(RLIMIT_NOFILE, &rl) < 0 && limit_get(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.cur < rl.max) {
+		rl.cur = rl.max;
+		limit_set(RLIMIT_NOFILE, &rl);
 	}
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_AS, &rl);
+	if (limit_get(RLIMIT_AS, &rl) == 0 && rl.cur < rl.max) {
+		rl.cur = rl.max;
+		limit_set(RLIMIT_AS, &rl);
 	}
 }
 
@@ -159,10 +180,14 @@ default_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	for (int sig = 1; sig < NSIG; sig++) {
+		/* musl locks for SIGABRT's disposition (a lock maybe copied held): it stays blocked. */
+		if (sig == SIGABRT)
+			continue;
 		sa.sa_handler = sig == SIGPIPE ? SIG_IGN : SIG_DFL;
 		sigaction(sig, &sa, NULL);
 	}
 	sigemptyset(&none);
+	sigaddset(&none, SIGABRT);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
