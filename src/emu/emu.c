@@ -98,7 +98,8 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 		__tfd_slot_lock_init(s);
 		s->lock_ready = 1;
 	}
-	s->seq &= ~1u;
+	/* Even (a change left unfinished by a process that died is over); gettime reads it. */
+	__atomic_store_n(&s->seq, __atomic_load_n(&s->seq, __ATOMIC_RELAXED) & ~1u, __ATOMIC_RELEASE);
 	s->st = (struct tfd_timer_state){ .alarm = is_alarm(clockid) };
 	s->fwd = s->st;
 	s->maybe_counted = s->cancel_on_set = s->canceled = false;
