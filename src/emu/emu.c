@@ -94,19 +94,22 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 	 * Not again: a process of the family may still hold it from the slot's last timer
 	 * (closed under it); robust, it is never left held by a process that died.
 	 */
-	if (!s->lock_ready) {
+	if (!__atomic_load_n(&s->lock_ready, __ATOMIC_ACQUIRE)) {
 		__tfd_slot_lock_init(s);
-		s->lock_ready = 1;
+		__atomic_store_n(&s->lock_ready, 1, __ATOMIC_RELEASE);
 	}
-	/* Even (a change left unfinished by a process that died is over); gettime reads it. */
-	__atomic_store_n(&s->seq, __atomic_load_n(&s->seq, __ATOMIC_RELAXED) & ~1u, __ATOMIC_RELEASE);
+	/* Made under the lock: a call on the slot's last timer may still be inside. */
+	__tfd_slot_hold(s);
+	__tfd_arming_begin(s);
 	s->st = (struct tfd_timer_state){ .alarm = is_alarm(clockid) };
 	s->fwd = s->st;
 	s->maybe_counted = s->cancel_on_set = s->canceled = false;
 	s->armed_offset = 0;
 	s->clockid = clockid;
 	s->base = base;
+	__tfd_arming_end(sh, s);
 	__atomic_store_n(&s->state, TFD_SLOT_LIVE, __ATOMIC_SEQ_CST);
+	__tfd_slot_release(s);
 	/* The server closes the spare's read end now, so that a close by the program is seen. */
 	__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
 	return fd;

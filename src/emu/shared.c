@@ -133,13 +133,8 @@ __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 /* --- a slot's lock and its arming's sequence ------------------------------------------ */
 
 void
-__tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
+__tfd_slot_hold(struct tfd_slot *s)
 {
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
-	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
 	/* A holder that died left the arming as it was, or odd: carry on from there. */
 	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD) {
 		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
@@ -151,9 +146,26 @@ __tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
 }
 
 void
-__tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g)
+__tfd_slot_release(struct tfd_slot *s)
 {
 	pthread_mutex_unlock(&s->lock);
+}
+
+void
+__tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
+	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
+	__tfd_slot_hold(s);
+}
+
+void
+__tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g)
+{
+	__tfd_slot_release(s);
 	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
 	pthread_setcancelstate(g->cancel, NULL);
 }

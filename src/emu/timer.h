@@ -123,6 +123,9 @@ void __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
  */
 void __tfd_slot_lock_init(struct tfd_slot *s);
 void __tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g);
+/* The lock alone, for a caller that blocked signals and cancellation already. */
+void __tfd_slot_hold(struct tfd_slot *s);
+void __tfd_slot_release(struct tfd_slot *s);
 void __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g);
 /* Lock held: opens the arming for change (waits out a delivery in progress); and closes it. */
 void __tfd_arming_begin(struct tfd_slot *s);
