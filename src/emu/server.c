@@ -203,7 +203,7 @@ static void harvest(void);
 static void
 keep_spares(void)
 {
-	bool made = false;
+	bool made = false, woken = false;
 
 	for (int k = 0; k < TFD_SPARES; k++) {
 		long i;
@@ -241,6 +241,12 @@ keep_spares(void)
 		spare_slot[k] = (uint32_t)i + 1;
 		__atomic_store_n(&sh->server_err, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&sh->spares[k], (uint32_t)i + 1, __ATOMIC_RELEASE);
+		/* The first one at once: a create may be waiting for it (the first of a family is). */
+		if (!woken) {
+			woken = true;
+			__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
+			tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+		}
 	}
 	if (made) {
 		__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
@@ -530,7 +536,11 @@ start(const struct tfd_server_start *st)
 	for (uint32_t i = 0; i < sh->high_water; i++)
 		__atomic_store_n(&sh->slots[i].state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh->high_water, 0, __ATOMIC_RELEASE);
-	memset(sh->index, 0, sizeof(sh->index));
+	/*
+	 * The inode index is not cleared (2 MiB of shared pages to fault in: most of a first
+	 * create's time): a dead server's entries lead to slots no longer live with that inode,
+	 * which a lookup checks anyway, and their places are taken again.
+	 */
 	memset(sh->spares, 0, sizeof(sh->spares));
 	return err;
 }
