@@ -488,11 +488,44 @@ static int
 install_own_filter(void)
 {
 	static const long allowed[] = {
-		SYS_read, SYS_write, SYS_close, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
-		SYS_restart_syscall, SYS_ppoll, SYS_futex, SYS_fcntl, SYS_brk, SYS_munmap, SYS_mprotect, SYS_clock_nanosleep, SYS_clock_gettime, SYS_timerfd_create,
-		SYS_timerfd_settime, SYS_timerfd_gettime, SYS_rt_sigprocmask,
-#ifdef SYS_poll
-		SYS_poll,
+#ifdef SYS_read
+		SYS_read,
+#endif
+#ifdef SYS_write
+		SYS_write,
+#endif
+#ifdef SYS_close
+		SYS_close,
+#endif
+#ifdef SYS_exit
+		SYS_exit,
+#endif
+#ifdef SYS_exit_group
+		SYS_exit_group,
+#endif
+#ifdef SYS_rt_sigreturn
+		SYS_rt_sigreturn,
+#endif
+#ifdef SYS_restart_syscall
+		SYS_restart_syscall,
+#endif
+#ifdef SYS_rt_sigprocmask
+		SYS_rt_sigprocmask,
+#endif
+#ifdef SYS_fcntl
+		SYS_fcntl,
+#endif
+#ifdef SYS_fcntl64
+		SYS_fcntl64,
+#endif
+#ifdef SYS_brk
+		SYS_brk,
+#endif
+#ifdef SYS_munmap
+		SYS_munmap,
+#endif
+#ifdef SYS_mprotect
+		SYS_mprotect,
 #endif
 #ifdef SYS_mmap
 		SYS_mmap,
@@ -500,15 +533,68 @@ install_own_filter(void)
 #ifdef SYS_mmap2
 		SYS_mmap2,
 #endif
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_ppoll
+		SYS_ppoll,
+#endif
+#ifdef SYS_ppoll_time32
+		SYS_ppoll_time32,
+#endif
+#ifdef SYS_ppoll_time64
+		SYS_ppoll_time64,
+#endif
+#ifdef SYS_futex
+		SYS_futex,
+#endif
+#ifdef SYS_futex_time32
+		SYS_futex_time32,
+#endif
+#ifdef SYS_futex_time64
+		SYS_futex_time64,
+#endif
 #ifdef SYS_nanosleep
 		SYS_nanosleep,
 #endif
-#ifdef SYS_fcntl64
-		SYS_fcntl64,
+#ifdef SYS_clock_nanosleep
+		SYS_clock_nanosleep,
+#endif
+#ifdef SYS_clock_nanosleep_time32
+		SYS_clock_nanosleep_time32,
+#endif
+#ifdef SYS_clock_nanosleep_time64
+		SYS_clock_nanosleep_time64,
+#endif
+#ifdef SYS_clock_gettime
+		SYS_clock_gettime,
+#endif
+#ifdef SYS_clock_gettime32
+		SYS_clock_gettime32,
+#endif
+#ifdef SYS_clock_gettime64
+		SYS_clock_gettime64,
+#endif
+#ifdef SYS_timerfd_create
+		SYS_timerfd_create,
+#endif
+#ifdef SYS_timerfd_settime
+		SYS_timerfd_settime,
+#endif
+#ifdef SYS_timerfd_settime32
+		SYS_timerfd_settime32,
 #endif
 #ifdef SYS_timerfd_settime64
-		SYS_timerfd_settime64, SYS_timerfd_gettime64, SYS_clock_gettime64,
-		SYS_clock_nanosleep_time64, SYS_futex_time64, SYS_ppoll_time64,
+		SYS_timerfd_settime64,
+#endif
+#ifdef SYS_timerfd_gettime
+		SYS_timerfd_gettime,
+#endif
+#ifdef SYS_timerfd_gettime32
+		SYS_timerfd_gettime32,
+#endif
+#ifdef SYS_timerfd_gettime64
+		SYS_timerfd_gettime64,
 #endif
 	};
 	struct tfd_sock_filter f[2 * sizeof(allowed) / sizeof(allowed[0]) + 2];
