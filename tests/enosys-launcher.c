@@ -209,6 +209,21 @@ put(struct basic_abi_filter *b, uint16_t code, uint32_t k, uint8_t jt, uint8_t j
  * Builds the filter: every jump a short one (jt and jf are 8 bits), each check ending in its
  * own return.
  */
+/*
+ * System call @nr: EINVAL where the low 32 bits of argument @arg match @value (@test: JEQ
+ * for equal, JSET for any bit of it), else ALLOW.  Falls through to the next check for
+ * any other call.
+ */
+static void
+refuse_value(struct basic_abi_filter *b, uint32_t nr, int arg, uint16_t test, uint32_t value)
+{
+	put(b, TFD_BPF_JEQ_K, nr, 0, 4);
+	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(arg), 0, 0);
+	put(b, test, value, 0, 1);
+	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
+	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
+}
+
 static void
 basic_abi_build(struct basic_abi_filter *b)
 {
@@ -234,21 +249,9 @@ basic_abi_build(struct basic_abi_filter *b)
 	 * Not assumed to work there, refused as a kernel refuses a value it does not know
 	 * (EINVAL): prctl's PR_SET_TIMERSLACK, fcntl's F_SETPIPE_SZ, pipe2's O_DIRECT.
 	 */
-	put(b, TFD_BPF_JEQ_K, SYS_prctl, 0, 4);
-	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(0), 0, 0);
-	put(b, TFD_BPF_JEQ_K, PR_SET_TIMERSLACK, 0, 1);
-	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
-	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
-	put(b, TFD_BPF_JEQ_K, SYS_fcntl, 0, 4);
-	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(1), 0, 0);
-	put(b, TFD_BPF_JEQ_K, F_SETPIPE_SZ, 0, 1);
-	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
-	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
-	put(b, TFD_BPF_JEQ_K, SYS_pipe2, 0, 4);
-	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(1), 0, 0);
-	put(b, TFD_BPF_JSET_K, O_DIRECT, 0, 1);
-	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
-	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
+	refuse_value(b, SYS_prctl, 0, TFD_BPF_JEQ_K, PR_SET_TIMERSLACK);
+	refuse_value(b, SYS_fcntl, 1, TFD_BPF_JEQ_K, F_SETPIPE_SZ);
+	refuse_value(b, SYS_pipe2, 1, TFD_BPF_JSET_K, O_DIRECT);
 
 	/* The rest: one short jump past its ALLOW for each call of the list. */
 	for (size_t i = 0; i < NELEM(basic_abi_calls); i++) {

@@ -54,24 +54,6 @@ may_wake_alarm(void)
 	return data[TFD_CAP_WAKE_ALARM / 32].effective & (1u << (TFD_CAP_WAKE_ALARM % 32));
 }
 
-/* Blocks every signal and cancellation for a create (the server starts with them blocked). */
-static void
-guard(struct tfd_guard *g)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
-	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
-}
-
-static void
-unguard(const struct tfd_guard *g)
-{
-	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
-	pthread_setcancelstate(g->cancel, NULL);
-}
-
 /* A spare taken from the server becomes the timer: the program's read end, or -errno. */
 static long
 make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int flags)
@@ -107,7 +89,7 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 	s->armed_offset = 0;
 	s->clockid = clockid;
 	s->base = base;
-	__tfd_arming_end(sh, s);
+	__tfd_arming_end(s);
 	__atomic_store_n(&s->state, TFD_SLOT_LIVE, __ATOMIC_SEQ_CST);
 	__tfd_slot_release(s);
 	/* The server closes the spare's read end now, so that a close by the program is seen. */
@@ -132,9 +114,10 @@ __tfd_emu_create(clockid_t clockid, int flags)
 	sh = __tfd_shared_init();
 	if (!sh)
 		return -ENOMEM;
-	guard(&g);
+	/* The server starts with every signal blocked: it inherits the mask. */
+	__tfd_guard_enter(&g);
 	r = make_timer(sh, clockid, base, flags);
-	unguard(&g);
+	__tfd_guard_leave(&g);
 	if (r >= 0)
 		__atomic_store_n(&__tfd_emu_used, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
@@ -233,7 +216,7 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 		if (s->st.armed)
 			due = __tfd_to_monotonic(base, s->st.expiry);
 	}
-	__tfd_arming_end(sh, s);
+	__tfd_arming_end(s);
 	__tfd_slot_unlock(s, &g);
 	/* Always: the server may have taken the timer off its queue while the arming was odd. */
 	__tfd_server_poke(sh, (uint32_t)(id - 1), due);
@@ -266,7 +249,7 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 		if (n && __tfd_fifo_catch_up(sh, (uint32_t)(id - 1), n) == 0)
 			s->fwd = fwd;
 	}
-	__tfd_arming_end(sh, s);
+	__tfd_arming_end(s);
 	__tfd_slot_unlock(s, &g);
 	/* The server requeues it by its new progress. */
 	__tfd_server_poke(sh, (uint32_t)(id - 1), INT64_MAX);

@@ -152,13 +152,26 @@ __tfd_slot_release(struct tfd_slot *s)
 }
 
 void
-__tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
+__tfd_guard_enter(struct tfd_guard *g)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel);
 	pthread_sigmask(SIG_BLOCK, &all, &g->mask);
+}
+
+void
+__tfd_guard_leave(const struct tfd_guard *g)
+{
+	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+	pthread_setcancelstate(g->cancel, NULL);
+}
+
+void
+__tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g)
+{
+	__tfd_guard_enter(g);
 	__tfd_slot_hold(s);
 }
 
@@ -166,8 +179,7 @@ void
 __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g)
 {
 	__tfd_slot_release(s);
-	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
-	pthread_setcancelstate(g->cancel, NULL);
+	__tfd_guard_leave(g);
 }
 
 /*
@@ -198,9 +210,8 @@ __tfd_arming_begin(struct tfd_slot *s)
 }
 
 void
-__tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s)
+__tfd_arming_end(struct tfd_slot *s)
 {
-	(void)sh;
 	/* No wake-up: a reader that found a change in progress looks again within 1 ms. */
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }

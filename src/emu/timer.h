@@ -122,6 +122,9 @@ void __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
  * interrupted (the kernel's calls are safe there).
  */
 void __tfd_slot_lock_init(struct tfd_slot *s);
+/* Every signal blocked and cancellation disabled (what a lock of ours is taken under); and back. */
+void __tfd_guard_enter(struct tfd_guard *g);
+void __tfd_guard_leave(const struct tfd_guard *g);
 void __tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g);
 /* The lock alone, for a caller that blocked signals and cancellation already. */
 void __tfd_slot_hold(struct tfd_slot *s);
@@ -129,7 +132,7 @@ void __tfd_slot_release(struct tfd_slot *s);
 void __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g);
 /* Lock held: opens the arming for change (waits out a delivery in progress); and closes it. */
 void __tfd_arming_begin(struct tfd_slot *s);
-void __tfd_arming_end(struct tfd_shared *sh, struct tfd_slot *s);
+void __tfd_arming_end(struct tfd_slot *s);
 /* What gettime needs of a slot, read consistently without its lock. */
 struct tfd_arming {
 	uint32_t state;
