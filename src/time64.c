@@ -10,6 +10,7 @@
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "emu/uaccess.h"
 #include "internal.h"
 #include "syscall.h"
 #include "time64.h"
@@ -114,16 +115,23 @@ kernel_settime64(int fd, int flags, const struct tfd_itimerspec64 *new_value,
 		return r;
 #ifdef TFD_NR_settime
 	struct tfd_itimerspec32 new32, old32;
+	struct tfd_itimerspec64 in, out;
 
-	/* The kernel reads the new value before anything else (EFAULT first). */
-	if (!new_value)
+	/*
+	 * The kernel reads the new value before anything else (EFAULT first), and writes the
+	 * old one after the change (EFAULT then, the timer changed): copies that fail as its
+	 * copy_from_user()/copy_to_user() do, never a fault in the program.
+	 */
+	if (__tfd_copy_from_user(&in, new_value, sizeof(in)) < 0)
 		return -EFAULT;
-	if (narrow(&new_value->it_interval, &new32.it_interval) < 0 ||
-	    narrow(&new_value->it_value, &new32.it_value) < 0)
+	if (narrow(&in.it_interval, &new32.it_interval) < 0 || narrow(&in.it_value, &new32.it_value) < 0)
 		return -EOVERFLOW;
 	r = __tfd_syscall4(TFD_NR_settime, fd, flags, (long)&new32, old_value ? (long)&old32 : 0);
-	if (r == 0 && old_value)
-		widen(&old32, old_value);
+	if (r == 0 && old_value) {
+		widen(&old32, &out);
+		if (__tfd_copy_to_user(old_value, &out, sizeof(out)) < 0)
+			return -EFAULT;
+	}
 #endif
 	return r;
 }
@@ -137,13 +145,15 @@ kernel_gettime64(int fd, struct tfd_itimerspec64 *curr_value)
 		return r;
 #ifdef TFD_NR_gettime
 	struct tfd_itimerspec32 curr32;
+	struct tfd_itimerspec64 out;
 
 	/* The kernel looks the fd up first and only then copies out (EBADF before EFAULT). */
 	r = __tfd_syscall2(TFD_NR_gettime, fd, (long)&curr32);
-	if (r == 0 && !curr_value)
-		return -EFAULT;
-	if (r == 0)
-		widen(&curr32, curr_value);
+	if (r == 0) {
+		widen(&curr32, &out);
+		if (__tfd_copy_to_user(curr_value, &out, sizeof(out)) < 0)
+			return -EFAULT;
+	}
 #endif
 	return r;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "emu/timer.h"
 #include "fake-kernel.h"
 #include "time64.h"
 
@@ -38,6 +40,13 @@ __tfd_emu_gettime_after_its64(long r, int fd, struct tfd_itimerspec64 *curr_valu
 {
 	(void)fd, (void)curr_value;
 	return r;
+}
+
+/* The process itself, for the copies that check the caller's memory (emu/uaccess.c). */
+pid_t
+__tfd_emu_pid(void)
+{
+	return getpid();
 }
 
 /* The simulated kernel: one timer on fd 3, and whether it has the time64 calls. */
@@ -187,6 +196,32 @@ START_TEST(fallback_keeps_the_kernel_errno_order)
 }
 END_TEST
 
+START_TEST(fallback_gives_efault_for_memory_the_kernel_could_not_touch)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct tfd_itimerspec64 its = its64(7, 0, 0, 0);
+
+	ck_assert_ptr_ne(none, MAP_FAILED);
+	ck_assert_ptr_ne(ro, MAP_FAILED);
+	/* An unreadable new value: EFAULT, as the kernel's copy_from_user(), before any call; */
+	ck_assert_int_eq(__tfd_settime64(FAKE_FD, 0, none, NULL), -EFAULT);
+	ck_assert_int_eq(calls[TFD_NR_settime], 0);
+	/* an unwritable old value: EFAULT after the change, as the kernel's copy_to_user(); */
+	ck_assert_int_eq(__tfd_settime64(FAKE_FD, 0, &its, ro), -EFAULT);
+	ck_assert_int_eq(calls[TFD_NR_settime], 1);
+	ck_assert_int_eq(timer32.it_value.tv_sec, 7);
+	ck_assert_int_eq(__tfd_settime64(FAKE_FD, 0, &its, none), -EFAULT);
+	/* an unwritable current value: EFAULT, after the fd was looked up (EBADF first). */
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD, ro), -EFAULT);
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD, none), -EFAULT);
+	ck_assert_int_eq(__tfd_gettime64(FAKE_FD + 1, none), -EBADF);
+	munmap(none, page);
+	munmap(ro, page);
+}
+END_TEST
+
 START_TEST(present_time64_calls_keep_the_kernel_errno_order)
 {
 	struct tfd_itimerspec64 its = its64(1, 0, 0, 0);
@@ -293,6 +328,7 @@ main(void)
 	tcase_add_test(tc, fallback_converts_values_exactly_both_ways);
 	tcase_add_test(tc, fallback_refuses_values_beyond_32_bits_with_eoverflow);
 	tcase_add_test(tc, fallback_keeps_the_kernel_errno_order);
+	tcase_add_test(tc, fallback_gives_efault_for_memory_the_kernel_could_not_touch);
 	tcase_add_test(tc, present_time64_calls_keep_the_kernel_errno_order);
 	tcase_add_test(tc, threads_making_their_first_call_together_probe_once);
 	tcase_add_test(tc, a_signal_that_comes_during_the_probe_is_handled_after_it);
