@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #ifdef HAVE_SYS_AUXV_H
 #include <sys/auxv.h>
@@ -321,6 +323,74 @@ START_TEST(fstat_shows_an_anonymous_inode_on_the_kernel_and_a_fifo_on_the_emulat
 }
 END_TEST
 
+/* --- pipe-user-pages-soft ----------------------------------------------------------------- */
+
+/* The user's soft limit on pipe pages (/proc/sys/fs/pipe-user-pages-soft), or -1. */
+static long pipe_pages_soft = -1;
+
+/* In a child: as nobody, a family of its own with more timers than the limit's pages; a
+ * new pipe of that user then gets 2 pages where the timers are the emulation's FIFOs. */
+static void
+more_timers_than_the_users_pipe_pages(void)
+{
+	long n = pipe_pages_soft + 64, page = sysconf(_SC_PAGESIZE), size, emulated = 0;
+	struct rlimit rl = { (rlim_t)n + 256, (rlim_t)n + 256 };
+	int p[2];
+
+	child_assert(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	child_assert(setgroups(0, NULL) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+		     setresuid(65534, 65534, 65534) == 0);
+	for (long i = 0; i < n; i++) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+
+		if (fd < 0) {
+			fprintf(stderr, "timer %ld of %ld: %s\n", i, n, strerror(errno));
+			_exit(1);
+		}
+		if (i == 0)
+			emulated = timer_is_emulated(fd);
+	}
+	child_assert(pipe(p) == 0);
+	size = fcntl(p[0], F_GETPIPE_SZ);
+	if (emulated) {
+		/* One page per FIFO: past the soft limit the kernel gives a user's new pipe
+		 * PIPE_MIN_DEF_BUFFERS (2) pages (alloc_pipe_info()). */
+		child_assert(size == 2 * page);
+	} else {
+		/* A timerfd holds no pipe pages: the pipe gets its default 16. */
+		child_assert(size == 16 * page);
+	}
+	_exit(0);
+}
+
+START_TEST(timers_past_the_users_pipe_pages_shrink_its_new_pipes_on_the_emulation_and_not_on_the_kernel)
+{
+	FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "r");
+
+	pipe_pages_soft = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &pipe_pages_soft) != 1)
+			pipe_pages_soft = -1;
+		fclose(f);
+	}
+	if (pipe_pages_soft < 0) {
+		case_skipped("timers_past_the_users_pipe_pages...: no /proc/sys/fs/pipe-user-pages-soft here");
+		return;
+	}
+	if (pipe_pages_soft == 0 || pipe_pages_soft > 100000) {
+		case_skipped("timers_past_the_users_pipe_pages...: pipe-user-pages-soft is 0 (no limit) "
+			     "or above 100000 here");
+		return;
+	}
+	if (geteuid() != 0) {
+		case_skipped("timers_past_the_users_pipe_pages...: needs root (to become nobody with "
+			     "a descriptor limit above pipe-user-pages-soft)");
+		return;
+	}
+	in_child(more_timers_than_the_users_pipe_pages);
+}
+END_TEST
+
 /* --- epoll ------------------------------------------------------------------------------ */
 
 START_TEST(edge_triggered_epoll_reports_one_edge_on_the_kernel_and_one_per_delivery_on_the_emulation)
@@ -517,6 +587,7 @@ tcase_differences(void)
 	tcase_add_test(tc, lseek_gives_0_on_the_kernel_and_espipe_on_the_emulation);
 	tcase_add_test(tc, fionread_gives_enotty_on_the_kernel_and_the_bytes_waiting_on_the_emulation);
 	tcase_add_test(tc, fstat_shows_an_anonymous_inode_on_the_kernel_and_a_fifo_on_the_emulation);
+	tcase_add_test(tc, timers_past_the_users_pipe_pages_shrink_its_new_pipes_on_the_emulation_and_not_on_the_kernel);
 	tcase_add_test(tc, edge_triggered_epoll_reports_one_edge_on_the_kernel_and_one_per_delivery_on_the_emulation);
 	tcase_add_test(tc, a_timer_kept_across_execve_fires_on_and_only_the_kernels_can_be_rearmed_there);
 	tcase_add_test(tc, a_1ms_timer_becomes_readable_within_50ms_of_its_expiry_on_both);

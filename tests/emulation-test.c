@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -423,6 +424,105 @@ START_TEST(the_servers_descriptors_0_to_9_are_harmless)
 }
 END_TEST
 
+/*
+ * Puts a FIFO of the test's own under the name of timer @fd's FIFO (the timer's is kept as
+ * @kept), holding 8 bytes: the decoy's descriptor (read and write, non-blocking).
+ */
+static int
+put_decoy_under_the_name_of(int fd, char path[300], char kept[310])
+{
+	char link[64];
+	ssize_t n;
+	int decoy;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, 299);
+	ck_assert_int_gt(n, 0);
+	path[n] = '\0';
+	snprintf(kept, 310, "%s.kept", path);
+	ck_assert_int_eq(rename(path, kept), 0);
+	ck_assert_int_eq(mkfifo(path, 0666), 0);
+	decoy = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	ck_assert_int_ge(decoy, 0);
+	ck_assert_int_eq(write(decoy, "DECOYDEC", 8), 8);
+	return decoy;
+}
+
+/* The decoy still holds exactly its 8 bytes: nothing read from it, nothing written. */
+static void
+assert_decoy_untouched(int decoy)
+{
+	char buf[16];
+
+	ck_assert_int_eq(read(decoy, buf, sizeof(buf)), 8);
+	ck_assert_int_eq(memcmp(buf, "DECOYDEC", 8), 0);
+	ck_assert_int_eq(write(decoy, "DECOYDEC", 8), 8);
+}
+
+START_TEST(a_file_put_under_a_timers_fifo_name_is_never_read_or_written)
+{
+	/* Blocking: a rearm empties it through a read end of its own, opened by name. */
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), late = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	struct itimerspec shot = its_ns(NS_PER_MS, 0), later = its_ns(10 * NS_PER_S, 0), cur;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char path[300], kept[310], late_path[300], late_kept[310];
+	int decoy, late_decoy;
+	uint64_t ticks = 0;
+	long r;
+	pid_t server;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(late, 0);
+	if (access("/proc/self/fd", F_OK) != 0) {
+		case_skipped("a_file_put_under...: needs /proc to find a timer's FIFO by its name");
+		return;
+	}
+	ck_assert_int_eq(timerfd_settime(fd, 0, &shot, NULL), 0);
+	ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+	decoy = put_decoy_under_the_name_of(fd, path, kept);
+
+	/* A rearm that must drop the waiting count, and can reach the FIFO only by its name: */
+	errno = 0;
+	r = timerfd_settime(fd, 0, &later, NULL);
+	/* it fails (libtimerfd(7)) and leaves the timer as it was: expired, its count waiting. */
+	ck_assert_msg(r == -1 && errno == ENOMEM, "rearm: %ld (%s)", r, strerror(errno));
+	assert_decoy_untouched(decoy);
+	ck_assert_int_eq(timerfd_gettime(fd, &cur), 0);
+	ck_assert_int_eq(cur.it_value.tv_sec, 0);
+	ck_assert_int_eq(cur.it_value.tv_nsec, 0);
+	ck_assert_int_eq(poll(&pfd, 1, 0), 1);
+
+	/* A gettime that delivers a due expiration itself, the server being stopped: */
+	server = server_pid();
+	ck_assert_int_eq(kill(server, SIGSTOP), 0);
+	late_decoy = put_decoy_under_the_name_of(late, late_path, late_kept);
+	ck_assert_int_eq(timerfd_settime(late, 0, &shot, NULL), 0);
+	sleep_ns(5 * NS_PER_MS);
+	ck_assert_int_eq(timerfd_gettime(late, &cur), 0);
+	ck_assert_int_eq(cur.it_value.tv_sec, 0);
+	ck_assert_int_eq(cur.it_value.tv_nsec, 0);
+	assert_decoy_untouched(late_decoy);
+	/* The count comes from the server, through the write end it holds. */
+	ck_assert_int_eq(kill(server, SIGCONT), 0);
+	pfd.fd = late;
+	ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+	ck_assert_int_eq(read_ticks(late, &ticks), 0);
+	ck_assert_uint_eq(ticks, 1);
+	assert_decoy_untouched(late_decoy);
+
+	/* Its own FIFO back under its name, the rearm works and drops the count. */
+	ck_assert_int_eq(rename(kept, path), 0);
+	ck_assert_int_eq(rename(late_kept, late_path), 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &later, NULL), 0);
+	ck_assert_int_eq(set_nonblock(fd), 0);
+	ck_assert_int_eq(read_ticks(fd, &ticks), -EAGAIN);
+	close(decoy);
+	close(late_decoy);
+	close(fd);
+	close(late);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -443,6 +543,7 @@ main(void)
 	tcase_add_test(tc, tiny_interval_counts_from_the_clock_without_a_busy_loop);
 	tcase_add_test(tc, gettime_brings_the_count_up_to_date_whatever_the_server_is_doing);
 	tcase_add_test(tc, the_servers_descriptors_0_to_9_are_harmless);
+	tcase_add_test(tc, a_file_put_under_a_timers_fifo_name_is_never_read_or_written);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
