@@ -45,34 +45,47 @@ name_with(const uint64_t secret[2], uint32_t i, uint32_t gen, char *buf)
 	return n;
 }
 
+/* Slot @i's name: in its shard's directory, with that shard's secret. */
 static size_t
-fifo_name(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
+fifo_name(struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
 {
-	return name_with(sh->secret, i, gen, buf);
+	return name_with(tfd_shard_of(sh, i)->secret, i, gen, buf);
 }
 
 void
-__tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t n)
+__tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t first,
+		       uint32_t n)
 {
 	char name[TFD_FIFO_NAME_MAX + 1];
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = first; i < first + n; i++) {
 		name_with(secret, i, sh->slots[i].gen, name);
 		tfd_sys_unlinkat(dir, name, 0);
 	}
 }
 
 int
-__tfd_fifo_path(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size)
+__tfd_fifo_path(struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size)
 {
-	size_t d = strnlen(sh->dir, sizeof(sh->dir));
+	const struct tfd_shard *srv = tfd_shard_of(sh, i);
+	size_t d = strnlen(srv->dir, sizeof(srv->dir));
 
 	if (d + 1 + TFD_FIFO_NAME_MAX + 1 > size)
 		return -ENAMETOOLONG;
-	memcpy(buf, sh->dir, d);
+	memcpy(buf, srv->dir, d);
 	buf[d] = '/';
 	fifo_name(sh, i, gen, buf + d + 1);
 	return 0;
+}
+
+/* Whether @dev is where a shard's server makes its FIFOs. */
+static bool
+fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
+{
+	for (int k = 0; k < TFD_SHARDS; k++)
+		if (__atomic_load_n(&sh->shards[k].fifo_dev, __ATOMIC_ACQUIRE) == dev)
+			return true;
+	return false;
 }
 
 long
@@ -83,7 +96,7 @@ __tfd_fifo_identify(struct tfd_shared *sh, int fd, uint64_t *dev, uint64_t *ino)
 	/* Not open: EBADF; refused (a seccomp filter of the program's): its errno. */
 	if (fstat(fd, &st) < 0)
 		return errno == EBADF || errno == 0 ? -EBADF : -errno;
-	if (!S_ISFIFO(st.st_mode) || !sh || (uint64_t)st.st_dev != sh->fifo_dev)
+	if (!S_ISFIFO(st.st_mode) || !sh || !fifo_dev_of_a_shard(sh, (uint64_t)st.st_dev))
 		return 0;
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
@@ -104,7 +117,7 @@ is_slot_fifo(int fd, const struct tfd_slot *s)
 static int
 open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 {
-	char path[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
+	char path[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
 	struct tfd_slot *s = &sh->slots[i];
 	int fd;
 
@@ -245,11 +258,11 @@ readers_gone(int w)
  */
 static int
 open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
-	     char name[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2])
+	     char name[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2])
 {
 	if (dir != AT_FDCWD)
 		fifo_name(sh, i, sh->slots[i].gen, name);
-	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2) < 0)
+	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2) < 0)
 		return -1;
 	return tfd_sys_openat(dir, name, mode | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
 }
@@ -258,7 +271,7 @@ open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
 static void
 keep_reader(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
-	char name[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
+	char name[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
 
 	if (e->h >= 0)
 		return;
@@ -341,7 +354,7 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 int
 __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
 {
-	char path[sizeof(sh->dir) + TFD_FIFO_NAME_MAX + 2];
+	char path[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
 	struct tfd_fifo_ends e = { .r = -1, .w = -1, .h = -1 };
 	int err;
 

@@ -22,7 +22,7 @@ struct tfd_fifo_ends {
 
 /* --- a process of the program's ---------------------------------------------------- */
 /* The FIFO's path of slot @i in generation @gen: 0, or -ENAMETOOLONG. */
-int __tfd_fifo_path(const struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size);
+int __tfd_fifo_path(struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size);
 /* Whether @fd may be a timer's FIFO: 1 with its device and inode, 0 if not, -EBADF. */
 long __tfd_fifo_identify(struct tfd_shared *sh, int fd, uint64_t *dev, uint64_t *ino);
 /* Create: the program's read end of slot @i's FIFO with @flags, checked to be it: fd or -errno. */
@@ -46,8 +46,9 @@ void __tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fi
 int __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n);
 /* Empties the FIFO through the server's own read end (a rearm could not): 0 or -errno. */
 int __tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e);
-/* Unlinks what a dead server left in @dir: slots [0, @n)'s FIFOs, named with @secret. */
-void __tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t n);
+/* Unlinks what a dead server left in @dir: slots [@first, @first + @n)'s FIFOs, named with @secret. */
+void __tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t first,
+			    uint32_t n);
 /* Lets go of the read end kept by __tfd_fifo_add(). */
 void __tfd_fifo_let_go(struct tfd_fifo_ends *e);
 /* Whether every read end of the program's is closed. */

@@ -63,21 +63,25 @@ struct srv_timer {
 };
 
 static struct tfd_shared *sh;
+static struct tfd_shard *srv; /* this server's shard of the family's */
+static uint32_t first;        /* the shard's first slot: tm[j] is slot first + j's */
 static struct srv_timer *tm;
 static struct tfd_heap queues[TFD_NBASES];
 static uint32_t free_head; /* index + 1 */
 static int dir = -1, epfd = -1;
 static uint32_t nlive, npending, ncancel_on_set;
-static uint32_t spare_slot[TFD_SPARES]; /* what the server put in each entry of sh->spares */
+static uint32_t spare_slot[TFD_SPARES]; /* what the server put in each entry of srv->spares */
 static int64_t last_offset, let_go_at = INT64_MAX, idle_since;
 static int64_t pile_ns = MIN_REARM_NS; /* see PILE_MAX_NS */
+static bool table_full;    /* the last spare could not be made: no descriptor or slot left */
+static int64_t full_since; /* since when */
 
 /* --- the queues ---------------------------------------------------------------------- */
 
 static void
 unqueue(uint32_t i)
 {
-	struct srv_timer *t = &tm[i];
+	struct srv_timer *t = &tm[i - first];
 
 	if (t->node.pos != TFD_HEAP_NONE && t->queued_cancel)
 		ncancel_on_set--;
@@ -89,7 +93,7 @@ unqueue(uint32_t i)
 static void
 requeue(uint32_t i, int64_t not_before)
 {
-	struct srv_timer *t = &tm[i];
+	struct srv_timer *t = &tm[i - first];
 	struct tfd_slot *s = &sh->slots[i];
 
 	unqueue(i);
@@ -135,10 +139,11 @@ busy_end(struct tfd_slot *s)
 static void
 free_slot(uint32_t i)
 {
-	struct srv_timer *t = &tm[i];
+	struct srv_timer *t = &tm[i - first];
 	struct tfd_slot *s = &sh->slots[i];
 
 	unqueue(i);
+	table_full = false;
 	if (t->live)
 		nlive--;
 	__tfd_index_remove(sh, i, t->e.ino);
@@ -161,15 +166,15 @@ make_spare(void)
 
 	if (free_head) {
 		i = free_head - 1;
-		free_head = tm[i].next_free;
-	} else if (sh->high_water < sh->nslots) {
-		i = sh->high_water;
-		__atomic_store_n(&sh->high_water, i + 1, __ATOMIC_RELEASE);
+		free_head = tm[i - first].next_free;
+	} else if (srv->high_water < sh->shard_slots) {
+		i = first + srv->high_water;
+		__atomic_store_n(&srv->high_water, srv->high_water + 1, __ATOMIC_RELEASE);
 	} else {
-		return -ENOMEM;
+		return -EXFULL; /* the shard's range of slots is used up: the next shard (spawn.c) */
 	}
 	s = &sh->slots[i];
-	t = &tm[i];
+	t = &tm[i - first];
 	t->e.r = t->e.w = t->e.h = -1;
 	t->node.pos = TFD_HEAP_NONE;
 	s->gen++;
@@ -187,7 +192,7 @@ make_spare(void)
 		free_head = i + 1;
 		return err;
 	}
-	__atomic_store_n(&sh->fifo_dev, t->e.dev, __ATOMIC_RELEASE);
+	__atomic_store_n(&srv->fifo_dev, t->e.dev, __ATOMIC_RELEASE);
 	s->dev = t->e.dev;
 	s->ino = t->e.ino;
 	__tfd_index_add(sh, i, t->e.ino);
@@ -199,6 +204,13 @@ static void refresh(uint32_t i);
 static void let_go_all(void);
 static void harvest(void);
 
+/* Whether make_spare()'s -errno @err means this shard can hold no more timers. */
+static bool
+shard_full(long err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -EXFULL;
+}
+
 /* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
 static void
 keep_spares(void)
@@ -208,7 +220,7 @@ keep_spares(void)
 	for (int k = 0; k < TFD_SPARES; k++) {
 		long i;
 
-		if (__atomic_load_n(&sh->spares[k], __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&srv->spares[k], __ATOMIC_ACQUIRE))
 			continue;
 		/* A create took the last one: it is the create's until it makes it live or gives it back. */
 		if (spare_slot[k]) {
@@ -216,14 +228,17 @@ keep_spares(void)
 
 			spare_slot[k] = 0;
 			/* Not yet seen live (refresh() may have adopted it already). */
-			if (!tm[taken].live) {
-				tm[taken].pending = true;
+			if (!tm[taken - first].live) {
+				tm[taken - first].pending = true;
 				npending++;
 				refresh(taken);
 			}
 		}
+		/* A full table is tried again once a timer was freed, or a harvest later. */
+		if (table_full && __tfd_base_now(TFD_BASE_MONOTONIC) - full_since < HARVEST_NS)
+			continue;
 		i = make_spare();
-		if (i == -EMFILE || i == -ENFILE) {
+		if (shard_full(i)) {
 			/*
 			 * Out of descriptors: the read ends kept for unread counts go now, and
 			 * with them the timers they hid from EPOLLERR (closed by exited or killed
@@ -234,23 +249,27 @@ keep_spares(void)
 			i = make_spare();
 		}
 		made = true;
+		table_full = shard_full(i);
+		if (table_full)
+			full_since = __tfd_base_now(TFD_BASE_MONOTONIC);
 		if (i < 0) {
-			__atomic_store_n(&sh->server_err, (int32_t)-i, __ATOMIC_RELEASE);
+			/* A full table sends the next creates to the next shard (spawn.c). */
+			__atomic_store_n(&srv->server_err, (int32_t)-i, __ATOMIC_RELEASE);
 			break;
 		}
 		spare_slot[k] = (uint32_t)i + 1;
-		__atomic_store_n(&sh->server_err, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&sh->spares[k], (uint32_t)i + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&srv->server_err, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&srv->spares[k], (uint32_t)i + 1, __ATOMIC_RELEASE);
 		/* The first one at once: a create may be waiting for it (the first of a family is). */
 		if (!woken) {
 			woken = true;
-			__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
-			tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+			__atomic_fetch_add(&srv->spare_seq, 1, __ATOMIC_SEQ_CST);
+			tfd_sys_futex_wake(&srv->spare_seq, INT32_MAX);
 		}
 	}
 	if (made) {
-		__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
-		tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+		__atomic_fetch_add(&srv->spare_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&srv->spare_seq, INT32_MAX);
 	}
 }
 
@@ -259,10 +278,10 @@ static void
 refresh(uint32_t i)
 {
 	struct tfd_slot *s = &sh->slots[i];
-	struct srv_timer *t = &tm[i];
+	struct srv_timer *t = &tm[i - first];
 	uint32_t busy, state;
 
-	if (i >= sh->high_water)
+	if (i - first >= srv->high_water)
 		return;
 	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 	/*
@@ -308,21 +327,21 @@ refresh(uint32_t i)
 static bool
 take_dirty(bool only_look)
 {
-	for (uint32_t w = 0; w < TFD_NSLOTS_MAX / 32 / 32; w++) {
+	for (uint32_t w = 0; w < TFD_SHARD_SLOTS_MAX / 32 / 32; w++) {
 		uint32_t top;
 
-		if (!__atomic_load_n(&sh->dirty_top[w], __ATOMIC_SEQ_CST))
+		if (!__atomic_load_n(&srv->dirty_top[w], __ATOMIC_SEQ_CST))
 			continue;
 		if (only_look)
 			return true;
-		top = __atomic_exchange_n(&sh->dirty_top[w], 0, __ATOMIC_SEQ_CST);
+		top = __atomic_exchange_n(&srv->dirty_top[w], 0, __ATOMIC_SEQ_CST);
 		while (top) {
 			uint32_t d = w * 32 + (uint32_t)__builtin_ctz(top);
-			uint32_t bits = __atomic_exchange_n(&sh->dirty[d], 0, __ATOMIC_SEQ_CST);
+			uint32_t bits = __atomic_exchange_n(&srv->dirty[d], 0, __ATOMIC_SEQ_CST);
 
 			top &= top - 1;
 			while (bits) {
-				refresh(d * 32 + (uint32_t)__builtin_ctz(bits));
+				refresh(first + d * 32 + (uint32_t)__builtin_ctz(bits));
 				bits &= bits - 1;
 			}
 		}
@@ -343,7 +362,7 @@ harvest(void)
 			uint32_t i = ev[k].data.u32;
 
 			/* A spare has the server's own reader: only a live timer can lose them all. */
-			if (tm[i].live && __tfd_fifo_closed(&tm[i].e))
+			if (tm[i - first].live && __tfd_fifo_closed(&tm[i - first].e))
 				free_slot(i);
 		}
 	} while (n == 64);
@@ -365,7 +384,7 @@ check_clock_set(void)
 		struct tfd_heap *q = &queues[TFD_BASE_REALTIME];
 
 		for (size_t k = 0; k < q->n; k++) {
-			uint32_t i = (uint32_t)((struct srv_timer *)q->v[k] - tm);
+			uint32_t i = (uint32_t)((struct srv_timer *)q->v[k] - tm) + first;
 			struct tfd_slot *s = &sh->slots[i];
 			uint32_t busy = busy_begin(s);
 
@@ -388,7 +407,7 @@ run_queue(enum tfd_base base)
 	struct tfd_heap_node *top;
 
 	while ((top = tfd_heap_top(q)) && top->key <= now) {
-		uint32_t i = (uint32_t)((struct srv_timer *)top - tm);
+		uint32_t i = (uint32_t)((struct srv_timer *)top - tm) + first;
 		struct tfd_slot *s = &sh->slots[i];
 		uint32_t busy = busy_begin(s);
 		struct tfd_timer_state fwd;
@@ -405,7 +424,7 @@ run_queue(enum tfd_base base)
 		fwd = s->fwd;
 		n = tfd_state_expire(&fwd, now);
 		if (n)
-			err = __tfd_fifo_add(sh, dir, i, &tm[i].e, n);
+			err = __tfd_fifo_add(sh, dir, i, &tm[i - first].e, n);
 		if (err >= 0)
 			s->fwd = fwd;
 		if (err == -EPIPE) {
@@ -420,7 +439,7 @@ run_queue(enum tfd_base base)
 		 */
 		requeue(i, now + (err < 0 ? RETRY_NS : err == 1 ? pile_ns : MIN_REARM_NS));
 		busy_end(s);
-		if (tm[i].e.h >= 0 && let_go_at == INT64_MAX)
+		if (tm[i - first].e.h >= 0 && let_go_at == INT64_MAX)
 			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
 	}
 	return top ? top->key - now : INT64_MAX;
@@ -429,9 +448,9 @@ run_queue(enum tfd_base base)
 static void
 let_go_all(void)
 {
-	for (uint32_t i = 0; i < sh->high_water; i++)
-		if (tm[i].live)
-			__tfd_fifo_let_go(&tm[i].e);
+	for (uint32_t j = 0; j < srv->high_water; j++)
+		if (tm[j].live)
+			__tfd_fifo_let_go(&tm[j].e);
 	let_go_at = INT64_MAX;
 }
 
@@ -447,25 +466,25 @@ try_close(void)
 {
 	uint32_t taken[TFD_SPARES];
 
-	__atomic_store_n(&sh->server, TFD_SERVER_CLOSING, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&srv->server, TFD_SERVER_CLOSING, __ATOMIC_SEQ_CST);
 	for (int k = 0; k < TFD_SPARES; k++) {
-		taken[k] = __atomic_exchange_n(&sh->spares[k], 0, __ATOMIC_SEQ_CST);
+		taken[k] = __atomic_exchange_n(&srv->spares[k], 0, __ATOMIC_SEQ_CST);
 		if (!taken[k]) {
 			/* A create took one: put back what was taken, and go on serving. */
 			for (int j = 0; j < k; j++)
-				__atomic_store_n(&sh->spares[j], taken[j], __ATOMIC_SEQ_CST);
-			__atomic_store_n(&sh->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
+				__atomic_store_n(&srv->spares[j], taken[j], __ATOMIC_SEQ_CST);
+			__atomic_store_n(&srv->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
 			return;
 		}
 	}
 	for (int k = 0; k < TFD_SPARES; k++)
 		free_slot(taken[k] - 1);
-	tfd_sys_unlinkat(AT_FDCWD, sh->dir, AT_REMOVEDIR);
+	tfd_sys_unlinkat(AT_FDCWD, srv->dir, AT_REMOVEDIR);
 	/* Not dead: a voluntary end leaves no owner-died mark (the tid no longer matches). */
-	__atomic_store_n(&sh->server_tid, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
-	tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+	__atomic_store_n(&srv->server_tid, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&srv->spare_seq, 1, __ATOMIC_SEQ_CST);
+	tfd_sys_futex_wake(&srv->spare_seq, INT32_MAX);
 	syscall(SYS_exit_group, 0);
 	for (;;)
 		;
@@ -475,7 +494,7 @@ try_close(void)
 static int
 map_private(void)
 {
-	size_t n = sh->nslots;
+	size_t n = sh->shard_slots;
 	void *p = mmap(NULL, n * sizeof(*tm), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -499,14 +518,14 @@ static int
 make_dir(const struct tfd_server_start *start)
 {
 	for (int c = 0; c < start->ncandidates; c++) {
-		memcpy(sh->dir, start->candidates[c], sizeof(sh->dir));
+		memcpy(srv->dir, start->candidates[c], sizeof(srv->dir));
 		/* 0711: processes that dropped privileges reach the FIFOs, nobody lists them. */
-		if (tfd_sys_mkdirat(AT_FDCWD, sh->dir, 0711) < 0)
+		if (tfd_sys_mkdirat(AT_FDCWD, srv->dir, 0711) < 0)
 			continue;
-		dir = tfd_sys_openat(AT_FDCWD, sh->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+		dir = tfd_sys_openat(AT_FDCWD, srv->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 		if (dir >= 0)
 			return 0;
-		tfd_sys_unlinkat(AT_FDCWD, sh->dir, AT_REMOVEDIR);
+		tfd_sys_unlinkat(AT_FDCWD, srv->dir, AT_REMOVEDIR);
 	}
 	return -ENOSYS;
 }
@@ -528,45 +547,47 @@ start(const struct tfd_server_start *st)
 		int old = tfd_sys_openat(AT_FDCWD, st->dead_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 
 		if (old >= 0) {
-			__tfd_fifo_remove_dead(old, st->dead_secret, sh, st->dead_high_water);
+			__tfd_fifo_remove_dead(old, st->dead_secret, sh, first, st->dead_high_water);
 			tfd_sys_close(old);
 			tfd_sys_unlinkat(AT_FDCWD, st->dead_dir, AT_REMOVEDIR);
 		}
 	}
-	for (uint32_t i = 0; i < sh->high_water; i++)
-		__atomic_store_n(&sh->slots[i].state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
-	__atomic_store_n(&sh->high_water, 0, __ATOMIC_RELEASE);
+	for (uint32_t j = 0; j < srv->high_water; j++)
+		__atomic_store_n(&sh->slots[first + j].state, TFD_SLOT_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&srv->high_water, 0, __ATOMIC_RELEASE);
 	/*
 	 * The inode index is not cleared (2 MiB of shared pages to fault in: most of a first
 	 * create's time): a dead server's entries lead to slots no longer live with that inode,
 	 * which a lookup checks anyway, and their places are taken again.
 	 */
-	memset(sh->spares, 0, sizeof(sh->spares));
+	memset(srv->spares, 0, sizeof(srv->spares));
 	return err;
 }
 
 void
-__tfd_server_main(struct tfd_shared *shared, const struct tfd_server_start *st)
+__tfd_server_main(struct tfd_shared *shared, int shard, const struct tfd_server_start *st)
 {
 	int err;
 
 	sh = shared;
+	srv = &sh->shards[shard];
+	first = (uint32_t)shard * sh->shard_slots;
 	err = start(st);
 	if (err) {
-		__atomic_store_n(&sh->server_err, -err, __ATOMIC_RELEASE);
-		__atomic_store_n(&sh->server_tid, 0, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
-		__atomic_fetch_add(&sh->spare_seq, 1, __ATOMIC_SEQ_CST);
-		tfd_sys_futex_wake(&sh->spare_seq, INT32_MAX);
+		__atomic_store_n(&srv->server_err, -err, __ATOMIC_RELEASE);
+		__atomic_store_n(&srv->server_tid, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&srv->spare_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&srv->spare_seq, INT32_MAX);
 		syscall(SYS_exit_group, 1);
 	}
-	__atomic_store_n(&sh->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&srv->server, TFD_SERVER_RUNNING, __ATOMIC_SEQ_CST);
 	idle_since = __tfd_base_now(TFD_BASE_MONOTONIC);
 	for (;;) {
-		uint32_t v = __atomic_load_n(&sh->wake_seq, __ATOMIC_SEQ_CST);
+		uint32_t v = __atomic_load_n(&srv->wake_seq, __ATOMIC_SEQ_CST);
 		int64_t wait = INT64_MAX, now, pass;
 
-		__atomic_store_n(&sh->sleeps_until, INT64_MIN, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&srv->sleeps_until, INT64_MIN, __ATOMIC_SEQ_CST);
 		harvest();
 		take_dirty(false);
 		keep_spares();
@@ -598,12 +619,12 @@ __tfd_server_main(struct tfd_shared *shared, const struct tfd_server_start *st)
 		if (let_go_at != INT64_MAX && let_go_at - now < wait)
 			wait = let_go_at - now;
 		/* Saturating: a timer armed beyond KTIME_MAX waits until then. */
-		__atomic_store_n(&sh->sleeps_until, tfd_add_saturating(now, wait < 0 ? 0 : wait),
+		__atomic_store_n(&srv->sleeps_until, tfd_add_saturating(now, wait < 0 ? 0 : wait),
 				 __ATOMIC_SEQ_CST);
 		/* A process that marked a slot before it saw sleeps_until did not wake us: look. */
 		if (take_dirty(true))
 			continue;
 		if (wait > 0)
-			tfd_sys_futex_wait(&sh->wake_seq, v, wait);
+			tfd_sys_futex_wait(&srv->wake_seq, v, wait);
 	}
 }

@@ -10,17 +10,17 @@
 
 /* Where the server may make its private directory, first to last, decided by the program. */
 struct tfd_server_start {
-	char candidates[4][sizeof(((struct tfd_shared *)0)->dir)];
+	char candidates[4][sizeof(((struct tfd_shard *)0)->dir)];
 	int ncandidates;
-	/* A server that died: its directory, its FIFOs' secret and how many slots it used. */
+	/* A server of the shard that died: its directory, its FIFOs' secret, how many slots it used. */
 	bool dead_before;
-	char dead_dir[sizeof(((struct tfd_shared *)0)->dir)];
+	char dead_dir[sizeof(((struct tfd_shard *)0)->dir)];
 	uint64_t dead_secret[2];
 	uint32_t dead_high_water;
 };
 
-/* Runs in the cloned server process; never returns. */
-void __tfd_server_main(struct tfd_shared *sh, const struct tfd_server_start *start)
+/* Runs in the cloned server process of shard @shard; never returns. */
+void __tfd_server_main(struct tfd_shared *sh, int shard, const struct tfd_server_start *start)
 	__attribute__((noreturn));
 
 #endif /* TFD_EMU_SERVER_H */

@@ -53,8 +53,10 @@ __tfd_shared_init(void)
 		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL; /* ENOMEM this time; the next create tries again */
-	init_robust_shared(&p->spawn_lock);
+	for (int k = 0; k < TFD_SHARDS; k++)
+		init_robust_shared(&p->shards[k].spawn_lock);
 	p->nslots = TFD_NSLOTS;
+	p->shard_slots = TFD_NSLOTS / TFD_SHARDS;
 	/* Threads may race to make the first timer: one mapping wins. */
 	if (!__atomic_compare_exchange_n(&shared, &none, p, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -76,7 +78,12 @@ __tfd_slot_lock_init(struct tfd_slot *s)
 	init_robust_shared(&s->lock);
 }
 
-/* --- the inode index: written by the server alone, read by every process ------------ */
+/*
+ * --- the inode index: written by the servers, read by every process -----------------
+ * Open addressing: an entry goes from 0 to a slot, from a slot to a tombstone and from a
+ * tombstone to a slot, never back to 0, so a lookup that stops at 0 has seen every entry
+ * of its probe sequence; servers take entries by compare-and-swap.
+ */
 
 #define INDEX_TOMB UINT32_MAX
 
@@ -113,9 +120,14 @@ __tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 {
 	uint32_t h = index_home(ino);
 
-	while (sh->index[h] != 0 && sh->index[h] != INDEX_TOMB)
-		h = (h + 1) & (TFD_NINDEX - 1);
-	__atomic_store_n(&sh->index[h], slot + 1, __ATOMIC_RELEASE);
+	for (;; h = (h + 1) & (TFD_NINDEX - 1)) {
+		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE);
+
+		if ((e == 0 || e == INDEX_TOMB) &&
+		    __atomic_compare_exchange_n(&sh->index[h], &e, slot + 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
 }
 
 void
@@ -123,8 +135,9 @@ __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 {
 	uint32_t h = index_home(ino);
 
-	for (uint32_t n = 0; n < TFD_NINDEX && sh->index[h] != 0; n++, h = (h + 1) & (TFD_NINDEX - 1))
-		if (sh->index[h] == slot + 1) {
+	for (uint32_t n = 0; n < TFD_NINDEX && __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE) != 0;
+	     n++, h = (h + 1) & (TFD_NINDEX - 1))
+		if (__atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE) == slot + 1) {
 			__atomic_store_n(&sh->index[h], INDEX_TOMB, __ATOMIC_RELEASE);
 			return;
 		}
@@ -201,7 +214,7 @@ __tfd_arming_begin(struct tfd_slot *s)
 						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			continue;
 		/* Bounded: a server that died while busy must not hang the program. */
-		if (!__tfd_server_alive(__tfd_shared())) {
+		if (!__tfd_server_alive(tfd_shard_of(__tfd_shared(), (uint32_t)(s - __tfd_shared()->slots)))) {
 			__atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
 			break;
 		}
@@ -246,12 +259,15 @@ __tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a)
 void
 __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due)
 {
+	struct tfd_shard *srv = tfd_shard_of(sh, i);
+	uint32_t j = i % sh->shard_slots;
+
 	/* The word's bit, then the word's summary bit: the server clears them in that order. */
-	__atomic_fetch_or(&sh->dirty[i / 32], 1u << (i % 32), __ATOMIC_SEQ_CST);
-	__atomic_fetch_or(&sh->dirty_top[i / 1024], 1u << (i / 32 % 32), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&srv->dirty[j / 32], 1u << (j % 32), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&srv->dirty_top[j / 1024], 1u << (j / 32 % 32), __ATOMIC_SEQ_CST);
 	/* Woken only if the server would sleep past the new deadline: a later one waits. */
-	if (due < __atomic_load_n(&sh->sleeps_until, __ATOMIC_SEQ_CST)) {
-		__atomic_fetch_add(&sh->wake_seq, 1, __ATOMIC_SEQ_CST);
-		tfd_sys_futex_wake(&sh->wake_seq, 1);
+	if (due < __atomic_load_n(&srv->sleeps_until, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&srv->wake_seq, 1);
 	}
 }

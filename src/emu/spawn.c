@@ -41,13 +41,13 @@ struct robust_list_head {
 };
 
 bool
-__tfd_server_alive(struct tfd_shared *sh)
+__tfd_server_alive(const struct tfd_shard *srv)
 {
-	uint32_t state = __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST);
+	uint32_t state = __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST);
 
 	/* A server killed (SIGKILL, the OOM killer) is marked by the kernel: robust list. */
 	return state != TFD_SERVER_NONE &&
-	       !(__atomic_load_n(&sh->server_tid, __ATOMIC_SEQ_CST) & TFD_OWNER_DIED);
+	       !(__atomic_load_n(&srv->server_tid, __ATOMIC_SEQ_CST) & TFD_OWNER_DIED);
 }
 
 /*
@@ -193,8 +193,9 @@ default_signals(void)
 
 /* The server process: its own session, table and robust mark, then the main loop. */
 static void __attribute__((noreturn))
-server_process(struct tfd_shared *sh, const struct tfd_server_start *start)
+server_process(struct tfd_shared *sh, int shard, const struct tfd_server_start *start)
 {
+	struct tfd_shard *srv = &sh->shards[shard];
 	static struct robust_list_head head;
 	static struct robust_list entry;
 	pid_t tid;
@@ -210,11 +211,11 @@ server_process(struct tfd_shared *sh, const struct tfd_server_start *start)
 	tid = (pid_t)syscall(SYS_gettid);
 	entry.next = &head.list;
 	head.list.next = &entry;
-	head.futex_offset = (long)((char *)&sh->server_tid - (char *)&entry);
+	head.futex_offset = (long)((char *)&srv->server_tid - (char *)&entry);
 	head.list_op_pending = NULL; /* no lock being taken or let go */
 	syscall(SYS_set_robust_list, &head, sizeof(head));
-	__atomic_store_n(&sh->server_tid, (uint32_t)tid, __ATOMIC_SEQ_CST);
-	__tfd_server_main(sh, start);
+	__atomic_store_n(&srv->server_tid, (uint32_t)tid, __ATOMIC_SEQ_CST);
+	__tfd_server_main(sh, shard, start);
 }
 
 /*
@@ -225,7 +226,7 @@ server_process(struct tfd_shared *sh, const struct tfd_server_start *start)
 static bool
 searchable_by_all(const char *path)
 {
-	char buf[sizeof(((struct tfd_shared *)0)->dir)];
+	char buf[sizeof(((struct tfd_shard *)0)->dir)];
 	size_t n = strlen(path);
 
 	if (n >= sizeof(buf))
@@ -290,14 +291,14 @@ choose_dirs(struct tfd_server_start *start)
 }
 
 static void
-new_secret(struct tfd_shared *sh)
+new_secret(struct tfd_shard *srv)
 {
-	if (syscall(SYS_getrandom, sh->secret, sizeof(sh->secret), 0) == sizeof(sh->secret))
+	if (syscall(SYS_getrandom, srv->secret, sizeof(srv->secret), 0) == sizeof(srv->secret))
 		return;
 	/* No getrandom(): the clocks, the pid and an address; the directory's mode still hides it. */
-	sh->secret[0] ^= (uint64_t)__tfd_base_now(TFD_BASE_REALTIME) * 0x9e3779b97f4a7c15ULL;
-	sh->secret[1] ^= (uint64_t)__tfd_base_now(TFD_BASE_MONOTONIC) ^ (uint64_t)(uintptr_t)sh ^
-			 ((uint64_t)getpid() << 40);
+	srv->secret[0] ^= (uint64_t)__tfd_base_now(TFD_BASE_REALTIME) * 0x9e3779b97f4a7c15ULL;
+	srv->secret[1] ^= (uint64_t)__tfd_base_now(TFD_BASE_MONOTONIC) ^ (uint64_t)(uintptr_t)srv ^
+			  ((uint64_t)getpid() << 40);
 }
 
 /* Waits for @word to move from @seq, for one slice at most. */
@@ -307,63 +308,64 @@ wait_slice(uint32_t *word, uint32_t seq)
 	tfd_sys_futex_wait(word, seq, WAIT_SLICE_NS);
 }
 
-/* Starts the server if none runs: 0, or -errno (the state is the family's: one starts it). */
+/* Starts shard @k's server if none runs: 0, or -errno (the state is the family's: one starts it). */
 static int
-spawn(struct tfd_shared *sh)
+spawn(struct tfd_shared *sh, int k)
 {
-	static struct tfd_server_start start; /* read by the clone from its copy of memory */
+	struct tfd_shard *srv = &sh->shards[k];
+	struct tfd_server_start start = { .ncandidates = 0 }; /* the clone reads its copy */
 	int64_t deadline;
 	pid_t pid;
 	int err = 0;
 
-	if (pthread_mutex_lock(&sh->spawn_lock) == EOWNERDEAD)
-		pthread_mutex_consistent(&sh->spawn_lock);
-	if (__tfd_server_alive(sh) ||
-	    __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) == TFD_SERVER_CLOSING)
+	if (pthread_mutex_lock(&srv->spawn_lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&srv->spawn_lock);
+	if (__tfd_server_alive(srv) ||
+	    __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) == TFD_SERVER_CLOSING)
 		goto out;
 	if (pid_namespace_pending()) {
 		err = -ENOSYS; /* libtimerfd(7) */
 		goto out;
 	}
 	/* A server that died (killed) left its directory: the new one removes it. */
-	start.dead_before = __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) != TFD_SERVER_NONE;
+	start.dead_before = __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) != TFD_SERVER_NONE;
 	if (start.dead_before) {
-		memcpy(start.dead_dir, sh->dir, sizeof(sh->dir));
-		memcpy(start.dead_secret, sh->secret, sizeof(sh->secret));
-		start.dead_high_water = __atomic_load_n(&sh->high_water, __ATOMIC_SEQ_CST);
+		memcpy(start.dead_dir, srv->dir, sizeof(srv->dir));
+		memcpy(start.dead_secret, srv->secret, sizeof(srv->secret));
+		start.dead_high_water = __atomic_load_n(&srv->high_water, __ATOMIC_SEQ_CST);
 	}
 	choose_dirs(&start);
-	new_secret(sh);
-	__atomic_store_n(&sh->server_err, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->server_tid, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->server, TFD_SERVER_STARTING, __ATOMIC_SEQ_CST);
+	new_secret(srv);
+	__atomic_store_n(&srv->server_err, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&srv->server_tid, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&srv->server, TFD_SERVER_STARTING, __ATOMIC_SEQ_CST);
 	/* Twice: the server is the child of a child that exits at once, so init adopts it. */
 	pid = clone_quiet();
 	if (pid == 0) {
 		if (clone_quiet() == 0)
-			server_process(sh, &start);
+			server_process(sh, k, &start);
 		syscall(SYS_exit_group, 0);
 	}
 	if (pid < 0) {
-		__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
 		err = -ENOMEM; /* the kernel's create says so when it cannot allocate */
 		goto out;
 	}
 	while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
 		;
 	deadline = __tfd_base_now(TFD_BASE_MONOTONIC) + START_WAIT_NS;
-	while (__atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) == TFD_SERVER_STARTING &&
+	while (__atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) == TFD_SERVER_STARTING &&
 	       __tfd_base_now(TFD_BASE_MONOTONIC) < deadline)
-		wait_slice(&sh->spare_seq, __atomic_load_n(&sh->spare_seq, __ATOMIC_SEQ_CST));
-	if (__atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) == TFD_SERVER_NONE) {
+		wait_slice(&srv->spare_seq, __atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST));
+	if (__atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) == TFD_SERVER_NONE) {
 		/* No directory for the FIFOs anywhere (ENOSYS: libtimerfd(7)), or no memory. */
-		err = __atomic_load_n(&sh->server_err, __ATOMIC_SEQ_CST) == ENOSYS ? -ENOSYS : -ENOMEM;
-	} else if (__atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) == TFD_SERVER_STARTING) {
-		__atomic_store_n(&sh->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
+		err = __atomic_load_n(&srv->server_err, __ATOMIC_SEQ_CST) == ENOSYS ? -ENOSYS : -ENOMEM;
+	} else if (__atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) == TFD_SERVER_STARTING) {
+		__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
 		err = -ENOMEM;
 	}
 out:
-	pthread_mutex_unlock(&sh->spawn_lock);
+	pthread_mutex_unlock(&srv->spawn_lock);
 	return err;
 }
 
@@ -379,44 +381,64 @@ create_errno(int32_t err)
 	return -ENOMEM;
 }
 
+/* A READY slot taken from shard @srv's spares (TAKEN now): its index, or -1 if it had none. */
+static long
+take_from(struct tfd_shared *sh, struct tfd_shard *srv)
+{
+	for (int k = 0; k < TFD_SPARES; k++) {
+		uint32_t e = __atomic_load_n(&srv->spares[k], __ATOMIC_SEQ_CST);
+
+		if (e && __atomic_compare_exchange_n(&srv->spares[k], &e, 0, false, __ATOMIC_SEQ_CST,
+						     __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&sh->slots[e - 1].state, TFD_SLOT_TAKEN, __ATOMIC_SEQ_CST);
+			return e - 1;
+		}
+	}
+	return -1;
+}
+
 long
 __tfd_server_take_spare(struct tfd_shared *sh)
 {
 	int64_t deadline = __tfd_base_now(TFD_BASE_MONOTONIC) + START_WAIT_NS;
-	int failures = 0;
+	int failures = 0, k = 0;
 
 	for (;;) {
-		uint32_t seq = __atomic_load_n(&sh->spare_seq, __ATOMIC_SEQ_CST);
+		struct tfd_shard *srv = &sh->shards[k];
+		uint32_t seq = __atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST);
 		int32_t err;
+		long i;
 
 		/* A dead server's spares have no writer: a new server first (it drops them). */
-		if (!__tfd_server_alive(sh) &&
-		    __atomic_load_n(&sh->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
-			int r = spawn(sh);
+		if (!__tfd_server_alive(srv) &&
+		    __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
+			int r = spawn(sh, k);
 
 			if (r < 0)
 				return r;
 			continue;
 		}
-		for (int k = 0; k < TFD_SPARES; k++) {
-			uint32_t e = __atomic_load_n(&sh->spares[k], __ATOMIC_SEQ_CST);
-
-			if (e && __atomic_compare_exchange_n(&sh->spares[k], &e, 0, false,
-							     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-				__atomic_store_n(&sh->slots[e - 1].state, TFD_SLOT_TAKEN,
-						 __ATOMIC_SEQ_CST);
-				return e - 1;
-			}
+		i = take_from(sh, srv);
+		if (i >= 0)
+			return i;
+		err = __atomic_load_n(&srv->server_err, __ATOMIC_SEQ_CST);
+		/*
+		 * Its descriptor table or its range of slots is full: the next shard's server,
+		 * started if need be.  Every create tries the first shards first: they serve
+		 * again once timers close.
+		 */
+		if ((err == EMFILE || err == ENFILE || err == EXFULL) && k + 1 < TFD_SHARDS) {
+			k++;
+			continue;
 		}
 		/* The server could not make one: once more after it looked for closed timers. */
-		err = __atomic_load_n(&sh->server_err, __ATOMIC_SEQ_CST);
 		if (err && failures++)
 			return create_errno(err);
 		if (__tfd_base_now(TFD_BASE_MONOTONIC) > deadline)
 			return -ENOMEM;
-		__atomic_fetch_add(&sh->wake_seq, 1, __ATOMIC_SEQ_CST);
-		tfd_sys_futex_wake(&sh->wake_seq, 1);
-		wait_slice(&sh->spare_seq, seq);
+		__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
+		tfd_sys_futex_wake(&srv->wake_seq, 1);
+		wait_slice(&srv->spare_seq, seq);
 	}
 }
 
@@ -430,7 +452,8 @@ __tfd_server_drain(struct tfd_shared *sh, uint32_t i)
 	__tfd_server_poke(sh, i, INT64_MIN);
 	while (__atomic_load_n(&s->drain_req, __ATOMIC_SEQ_CST)) {
 		/* Bounded: a server that died, or never answers, fails the rearm (nothing changed). */
-		if (!__tfd_server_alive(sh) || __tfd_base_now(TFD_BASE_MONOTONIC) > deadline) {
+		if (!__tfd_server_alive(tfd_shard_of(sh, i)) ||
+		    __tfd_base_now(TFD_BASE_MONOTONIC) > deadline) {
 			__atomic_store_n(&s->drain_req, 0, __ATOMIC_SEQ_CST);
 			return -ENOMEM;
 		}

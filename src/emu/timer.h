@@ -80,27 +80,48 @@ enum tfd_server_state { TFD_SERVER_NONE, TFD_SERVER_STARTING, TFD_SERVER_RUNNING
 /* The futex word the kernel sets when the server dies (robust list): FUTEX_OWNER_DIED. */
 #define TFD_OWNER_DIED 0x40000000u
 
-struct tfd_shared {
+/*
+ * A timer server and what it shares with the processes it serves.  A family has up to
+ * TFD_SHARDS of them, each serving its own range of slots: one server holds a descriptor
+ * per timer, so when its table is full (its RLIMIT_NOFILE, which only a privileged
+ * process may raise) the next creates go to the next server (DESIGN.md, "Shards").
+ */
+#define TFD_SHARDS 16
+#define TFD_SHARD_SLOTS_MAX (TFD_NSLOTS_MAX / TFD_SHARDS)
+
+struct tfd_shard {
 	pthread_mutex_t spawn_lock; /* robust, process-shared: one process starts the server */
 	uint32_t server;            /* enum tfd_server_state */
 	uint32_t server_tid;        /* the server's thread id, TFD_OWNER_DIED once it died */
 	int32_t server_err;         /* why the server could not start or make a spare, or 0 */
 	uint32_t wake_seq;          /* bumped and woken: the server looks at the dirty slots */
 	uint32_t spare_seq;         /* bumped and woken by the server: spares made, or an error */
-	uint32_t closing;           /* the server is about to exit (nothing live) */
 	int64_t sleeps_until;       /* CLOCK_MONOTONIC ns the server sleeps until */
 	uint64_t secret[2];         /* in every FIFO's name: the directory is not listable */
 	uint64_t fifo_dev;          /* the filesystem of the FIFOs */
-	uint32_t nslots;            /* TFD_NSLOTS of the process that mapped it */
-	uint32_t high_water;        /* slots [0, high_water) were ever used */
+	uint32_t high_water;        /* the range's first high_water slots were ever used */
 	char dir[240];              /* the server's private directory of FIFOs */
 	/* READY slots for creates to take (index + 1, 0: taken), refilled by the server. */
 	uint32_t spares[TFD_SPARES];
-	uint32_t dirty[TFD_NSLOTS_MAX / 32]; /* slots a process changed since the server looked */
-	uint32_t dirty_top[TFD_NSLOTS_MAX / 32 / 32]; /* which words of dirty[] have a bit set */
-	uint32_t index[TFD_NINDEX];          /* FIFO inode -> slot + 1 (written by the server) */
+	/* Slots of the range a process changed since the server looked (bit: slot - first). */
+	uint32_t dirty[TFD_SHARD_SLOTS_MAX / 32];
+	uint32_t dirty_top[TFD_SHARD_SLOTS_MAX / 32 / 32]; /* which words of dirty[] have a bit set */
+};
+
+struct tfd_shared {
+	uint32_t nslots;      /* TFD_NSLOTS of the process that mapped it */
+	uint32_t shard_slots; /* nslots / TFD_SHARDS: shard k serves [k * shard_slots, + shard_slots) */
+	struct tfd_shard shards[TFD_SHARDS];
+	uint32_t index[TFD_NINDEX]; /* FIFO inode -> slot + 1 (written by the servers) */
 	struct tfd_slot slots[];
 };
+
+/* The shard that serves slot @i. */
+static inline struct tfd_shard *
+tfd_shard_of(struct tfd_shared *sh, uint32_t i)
+{
+	return &sh->shards[i / sh->shard_slots];
+}
 
 /* --- shared.c: the shared memory, the inode index, the per-slot locks --------------- */
 /* State saved by tfd_slot_lock() and put back by tfd_slot_unlock(). */
@@ -146,9 +167,12 @@ void __tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a);
 void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
 
 /* --- spawn.c: how the server is made, found and ended ------------------------------ */
-/* Lock-free: whether the server runs (a dead one is found through the robust futex). */
-bool __tfd_server_alive(struct tfd_shared *sh);
-/* A READY slot taken for a create (TAKEN), starting or waking the server: index or -errno. */
+/* Lock-free: whether the shard's server runs (a dead one is found through the robust futex). */
+bool __tfd_server_alive(const struct tfd_shard *srv);
+/*
+ * A READY slot taken for a create (TAKEN), from the first shard whose server has one,
+ * starting or waking servers as needed: index or -errno.
+ */
 long __tfd_server_take_spare(struct tfd_shared *sh);
 /* Settime, slot locked and its arming odd: the server empties the FIFO: 0, or -ENOMEM. */
 int __tfd_server_drain(struct tfd_shared *sh, uint32_t i);
