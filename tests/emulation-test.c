@@ -276,8 +276,11 @@ START_TEST(timers_closed_while_armed_are_reclaimed)
 	}
 	/* One descriptor each in the program's table, one FIFO each in the server's directory. */
 	ck_assert_int_eq(open_fds(), baseline + 100);
-	/* Less the spares taken and not yet made again (8, made in the server's own time). */
-	ck_assert_int_ge(server_fifos(), server_baseline + 100 - 8);
+	/*
+	 * At least one FIFO per live timer: the spares come and go in the server's own time, and
+	 * a timer closed before the baseline may have been found since (under qemu-user).
+	 */
+	ck_assert_int_ge(server_fifos(), 100);
 	for (int i = 0; i < 100; i++)
 		close(fds[i]);
 	ck_assert_int_eq(open_fds(), baseline);

@@ -83,7 +83,8 @@ static bool
 fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
 {
 	for (int k = 0; k < TFD_SHARDS; k++)
-		if (__atomic_load_n(&sh->shards[k].fifo_dev, __ATOMIC_ACQUIRE) == dev)
+		if (__atomic_load_n(&sh->shards[k].fifo_dev[0], __ATOMIC_RELAXED) == (uint32_t)dev &&
+		    __atomic_load_n(&sh->shards[k].fifo_dev[1], __ATOMIC_RELAXED) == (uint32_t)(dev >> 32))
 			return true;
 	return false;
 }

@@ -192,7 +192,8 @@ make_spare(void)
 		free_head = i + 1;
 		return err;
 	}
-	__atomic_store_n(&srv->fifo_dev, t->e.dev, __ATOMIC_RELEASE);
+	__atomic_store_n(&srv->fifo_dev[0], (uint32_t)t->e.dev, __ATOMIC_RELAXED);
+	__atomic_store_n(&srv->fifo_dev[1], (uint32_t)(t->e.dev >> 32), __ATOMIC_RELAXED);
 	s->dev = t->e.dev;
 	s->ino = t->e.ino;
 	__tfd_index_add(sh, i, t->e.ino);
@@ -587,7 +588,7 @@ __tfd_server_main(struct tfd_shared *shared, int shard, const struct tfd_server_
 		uint32_t v = __atomic_load_n(&srv->wake_seq, __ATOMIC_SEQ_CST);
 		int64_t wait = INT64_MAX, now, pass;
 
-		__atomic_store_n(&srv->sleeps_until, INT64_MIN, __ATOMIC_SEQ_CST);
+		tfd_shared_ns_set(&srv->sleeps_until, INT64_MIN);
 		harvest();
 		take_dirty(false);
 		keep_spares();
@@ -619,8 +620,7 @@ __tfd_server_main(struct tfd_shared *shared, int shard, const struct tfd_server_
 		if (let_go_at != INT64_MAX && let_go_at - now < wait)
 			wait = let_go_at - now;
 		/* Saturating: a timer armed beyond KTIME_MAX waits until then. */
-		__atomic_store_n(&srv->sleeps_until, tfd_add_saturating(now, wait < 0 ? 0 : wait),
-				 __ATOMIC_SEQ_CST);
+		tfd_shared_ns_set(&srv->sleeps_until, tfd_add_saturating(now, wait < 0 ? 0 : wait));
 		/* A process that marked a slot before it saw sleeps_until did not wake us: look. */
 		if (take_dirty(true))
 			continue;

@@ -266,7 +266,7 @@ __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due)
 	__atomic_fetch_or(&srv->dirty[j / 32], 1u << (j % 32), __ATOMIC_SEQ_CST);
 	__atomic_fetch_or(&srv->dirty_top[j / 1024], 1u << (j / 32 % 32), __ATOMIC_SEQ_CST);
 	/* Woken only if the server would sleep past the new deadline: a later one waits. */
-	if (due < __atomic_load_n(&srv->sleeps_until, __ATOMIC_SEQ_CST)) {
+	if (due < tfd_shared_ns_get(&srv->sleeps_until, INT64_MAX)) {
 		__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
 		tfd_sys_futex_wake(&srv->wake_seq, 1);
 	}

@@ -87,6 +87,44 @@ enum tfd_server_state { TFD_SERVER_NONE, TFD_SERVER_STARTING, TFD_SERVER_RUNNING
  * process may raise) the next creates go to the next server (DESIGN.md, "Shards").
  */
 #define TFD_SHARDS 16
+
+/*
+ * A 64-bit time shared between processes, written by one server: two 32-bit halves under
+ * a sequence count.  Not an 8-byte atomic: where the processor has none (ARMv5, 32-bit
+ * MIPS and PowerPC, m68k) the compiler's are locks of each process's own, no protection
+ * between processes.  All sequentially consistent, as a single atomic was.
+ */
+struct tfd_shared_ns {
+	uint32_t seq, lo, hi;
+};
+
+static inline void
+tfd_shared_ns_set(struct tfd_shared_ns *t, int64_t ns)
+{
+	uint32_t seq = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&t->seq, seq + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->lo, (uint32_t)(uint64_t)ns, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->hi, (uint32_t)((uint64_t)ns >> 32), __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->seq, seq + 2, __ATOMIC_SEQ_CST);
+}
+
+/* The time, or @busy if the writer was caught (and stopped, maybe) in the middle, a few times. */
+static inline int64_t
+tfd_shared_ns_get(const struct tfd_shared_ns *t, int64_t busy)
+{
+	for (int n = 0; n < 4; n++) {
+		uint32_t seq = __atomic_load_n(&t->seq, __ATOMIC_SEQ_CST), lo, hi;
+
+		if (seq & 1)
+			continue;
+		lo = __atomic_load_n(&t->lo, __ATOMIC_SEQ_CST);
+		hi = __atomic_load_n(&t->hi, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&t->seq, __ATOMIC_SEQ_CST) == seq)
+			return (int64_t)(((uint64_t)hi << 32) | lo);
+	}
+	return busy;
+}
 #define TFD_SHARD_SLOTS_MAX (TFD_NSLOTS_MAX / TFD_SHARDS)
 
 struct tfd_shard {
@@ -96,9 +134,10 @@ struct tfd_shard {
 	int32_t server_err;         /* why the server could not start or make a spare, or 0 */
 	uint32_t wake_seq;          /* bumped and woken: the server looks at the dirty slots */
 	uint32_t spare_seq;         /* bumped and woken by the server: spares made, or an error */
-	int64_t sleeps_until;       /* CLOCK_MONOTONIC ns the server sleeps until */
+	struct tfd_shared_ns sleeps_until; /* CLOCK_MONOTONIC ns the server sleeps until */
 	uint64_t secret[2];         /* in every FIFO's name: the directory is not listable */
-	uint64_t fifo_dev;          /* the filesystem of the FIFOs */
+	/* The filesystem of the FIFOs (low, high 32 bits), set before the first spare is put out. */
+	uint32_t fifo_dev[2];
 	uint32_t high_water;        /* the range's first high_water slots were ever used */
 	char dir[240];              /* the server's private directory of FIFOs */
 	/* READY slots for creates to take (index + 1, 0: taken), refilled by the server. */
