@@ -934,6 +934,20 @@ END_TEST
 
 /* --- descriptors passed with SCM_RIGHTS ----------------------------------------------------- */
 
+/*
+ * qemu-user byte-swaps a kernel timerfd's count for a target of the other byte order only
+ * on the descriptors it saw made (its fd translator): a received one's count reads in the
+ * host's order (31 as 0x1f00000000000000).  An emulated timer's count is the target's own.
+ */
+static bool
+qemu_swaps_received_timerfd_counts(void)
+{
+	return under_qemu() && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__;
+}
+
+#define QEMU_SWAPS_WHY \
+	": under qemu-user for a big-endian target a received kernel timerfd's count reads byte-swapped"
+
 /* What the receiver of a passed timer saw. */
 struct passed_report {
 	struct reads r;
@@ -1020,6 +1034,11 @@ START_TEST(a_timer_passed_to_an_unrelated_process_fires_on_after_the_sender_exit
 	ck_assert_int_eq(readable_within(link[0], 15000), 1);
 	ck_assert_int_eq(read(link[0], &rep, sizeof(rep)), sizeof(rep));
 	reap(receiver);
+	close(link[0]);
+	if (!rep.emulated && qemu_swaps_received_timerfd_counts()) {
+		case_skipped("a_timer_passed_to_an_unrelated_process..." QEMU_SWAPS_WHY);
+		return;
+	}
 	/* Every read a count, never 0 or end-of-file: about 30 in 300 ms. */
 	ck_assert_msg(rep.r.bad == 0 && rep.r.total >= 15 &&
 			      (int64_t)rep.r.total <= rep.r.elapsed / (10 * NS_PER_MS) + 5,
@@ -1037,7 +1056,6 @@ START_TEST(a_timer_passed_to_an_unrelated_process_fires_on_after_the_sender_exit
 			      (long long)rep.interval);
 		ck_assert_msg(rep.set_ret == 0, "settime: %d, errno %d", rep.set_ret, rep.set_errno);
 	}
-	close(link[0]);
 }
 END_TEST
 
@@ -1060,6 +1078,14 @@ START_TEST(a_timer_passed_within_its_family_works_for_the_receiver_after_the_sen
 	reap(pid);
 	fd = recv_fd(sv[0]);
 	ck_assert_int_ge(fd, 0);
+	if (!timer_is_emulated(fd) && qemu_swaps_received_timerfd_counts()) {
+		case_skipped("a_timer_passed_within_its_family..." QEMU_SWAPS_WHY);
+		close(fd);
+		close(first);
+		close(sv[0]);
+		close(sv[1]);
+		return;
+	}
 	r = read_for(fd, 300 * NS_PER_MS);
 	ck_assert_msg(r.bad == 0 && r.total >= 15 &&
 			      (int64_t)r.total <= r.elapsed / (10 * NS_PER_MS) + 5,
