@@ -317,7 +317,7 @@ server_cpu_ns(void)
 
 	if (!sh)
 		return -1;
-	pid = (pid_t)(__atomic_load_n(&sh->server_tid, __ATOMIC_SEQ_CST) & 0x3fffffff);
+	pid = (pid_t)(__atomic_load_n(&sh->shards[0].server_tid, __ATOMIC_SEQ_CST) & 0x3fffffff);
 	if (pid <= 0 || clock_getcpuclockid(pid, &clk) != 0)
 		return -1;
 	return now_ns(clk);
@@ -461,7 +461,7 @@ run_syscall_loop(const char *what)
 		int fd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
 		struct tfd_shared *sh = __tfd_shared();
 
-		printf("server %d\n", sh ? (int)(sh->server_tid & 0x3fffffff) : 0);
+		printf("server %d\n", sh ? (int)(sh->shards[0].server_tid & 0x3fffffff) : 0);
 		fflush(stdout);
 		close(fd);
 		sleep(1);
