@@ -376,7 +376,7 @@ op_read(struct input *in)
 	if (n >= 0 && p == buf && (n != 8 || buf[0] == 0))
 		finding("read gave %ld bytes, count %llu", (long)n, (unsigned long long)buf[0]);
 	if (n < 0 && errno != EAGAIN && errno != EINVAL && errno != EFAULT && errno != EBADF &&
-	    errno != ECANCELED)
+	    errno != ECANCELED && errno != EINTR)
 		finding("read: %s", strerror(errno));
 }
 
@@ -384,10 +384,14 @@ static void
 op_poll(void)
 {
 	struct pollfd pfd[N_SLOTS];
+	int n;
 
 	for (int i = 0; i < N_SLOTS; i++)
 		pfd[i] = (struct pollfd){ .fd = slots[i].fd, .events = POLLIN };
-	if (poll(pfd, N_SLOTS, 0) < 0)
+	/* libFuzzer's -timeout raises SIGALRM every second: a poll it interrupts is no finding. */
+	while ((n = poll(pfd, N_SLOTS, 0)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
 		finding("poll: %s", strerror(errno));
 }
 
