@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -346,8 +345,7 @@ more_timers_than_the_users_pipe_pages(void)
 	child_assert(getrlimit(RLIMIT_NOFILE, &rl) == 0);
 	rl.rlim_cur = rl.rlim_max;
 	child_assert(setrlimit(RLIMIT_NOFILE, &rl) == 0);
-	child_assert(setgroups(0, NULL) == 0 && setresgid(uid, uid, uid) == 0 &&
-		     setresuid(uid, uid, uid) == 0);
+	become_user(uid);
 	/* A new pipe's size before: 16 of the kernel's pages (not sysconf's under qemu-user). */
 	child_assert(pipe(p) == 0);
 	full = fcntl(p[0], F_GETPIPE_SZ);

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
-#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -74,17 +73,6 @@ reap(pid_t pid)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: status %#x",
 		      (int)pid, status);
-}
-
-/* In a child: no supplementary groups, then gid and uid nobody, for good (real, effective, saved). */
-static void
-drop_privileges(void)
-{
-	child_assert(setgroups(0, NULL) == 0);
-	child_assert(setresgid(NOBODY, NOBODY, NOBODY) == 0);
-	child_assert(setresuid(NOBODY, NOBODY, NOBODY) == 0);
-	child_assert(getuid() == NOBODY && geteuid() == NOBODY && getgid() == NOBODY &&
-		     getegid() == NOBODY);
 }
 
 /* poll() for POLLIN on @fd: 1 readable, 0 not within @ms. */
@@ -223,7 +211,7 @@ after_the_privilege_drop(void)
 	uint64_t ticks = 0;
 	int b;
 
-	drop_privileges();
+	become_user(NOBODY);
 	/* A new timer: made, armed and read as nobody. */
 	b = timerfd_create(CLOCK_MONOTONIC, 0);
 	child_assert(b >= 0);
@@ -307,7 +295,7 @@ START_TEST(a_daemon_that_dropped_root_reads_its_parents_timer_after_the_parent_e
 		for (int i = 0; i < 5000 && getppid() == parent; i++)
 			sleep_ns(NS_PER_MS);
 		rep.reparented = getppid() != parent;
-		drop_privileges();
+		become_user(NOBODY);
 		rep.r = read_for(fd, 300 * NS_PER_MS);
 		child_assert(write(link[1], &rep, sizeof(rep)) == sizeof(rep));
 		_exit(0);

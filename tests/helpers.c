@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,6 +155,16 @@ case_skipped(const char *what_and_why)
 {
 	printf("skipped case: %s\n", what_and_why);
 	fflush(stdout);
+}
+
+void
+become_user(uid_t uid)
+{
+	child_assert(setgroups(0, NULL) == 0);
+	child_assert(setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) == 0);
+	child_assert(setresuid(uid, uid, uid) == 0);
+	child_assert(getuid() == uid && geteuid() == uid && getgid() == (gid_t)uid &&
+		     getegid() == (gid_t)uid);
 }
 
 void

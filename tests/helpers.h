@@ -34,6 +34,8 @@
 /* Runs @fn in a child process of its own (which may close every descriptor, or hang: it
  * gets 20 s) and asserts that it exited with 0. */
 void in_child(void (*fn)(void));
+/* In a child of in_child(), as root: no supplementary groups, then @uid as its uid and gid, for good. */
+void become_user(uid_t uid);
 /* Descriptors open in this process, as a test harness counts them. */
 int open_fds(void);
 

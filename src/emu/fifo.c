@@ -118,7 +118,7 @@ is_slot_fifo(int fd, const struct tfd_slot *s)
 static int
 open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 {
-	char path[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
+	char path[TFD_FIFO_PATH_MAX];
 	struct tfd_slot *s = &sh->slots[i];
 	int fd;
 
@@ -259,11 +259,11 @@ readers_gone(int w)
  */
 static int
 open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
-	     char name[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2])
+	     char name[TFD_FIFO_PATH_MAX])
 {
 	if (dir != AT_FDCWD)
 		fifo_name(sh, i, sh->slots[i].gen, name);
-	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2) < 0)
+	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, TFD_FIFO_PATH_MAX) < 0)
 		return -1;
 	return tfd_sys_openat(dir, name, mode | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
 }
@@ -272,7 +272,7 @@ open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
 static void
 keep_reader(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
-	char name[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
+	char name[TFD_FIFO_PATH_MAX];
 
 	if (e->h >= 0)
 		return;
@@ -355,7 +355,7 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 int
 __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
 {
-	char path[sizeof(sh->shards[0].dir) + TFD_FIFO_NAME_MAX + 2];
+	char path[TFD_FIFO_PATH_MAX];
 	struct tfd_fifo_ends e = { .r = -1, .w = -1, .h = -1 };
 	int err;
 

@@ -11,6 +11,8 @@ struct tfd_shared;
 
 /* "<slot>-<gen>-<secret>": 8 + 1 + 8 + 1 + 32 hexadecimal digits and dashes. */
 #define TFD_FIFO_NAME_MAX 50
+/* A FIFO's whole path: its server's directory, '/', its name, the terminating NUL. */
+#define TFD_FIFO_PATH_MAX (sizeof(((struct tfd_shard *)0)->dir) + TFD_FIFO_NAME_MAX + 2)
 
 /* What the server holds of one timer's FIFO, in its own descriptor table (-1: none). */
 struct tfd_fifo_ends {

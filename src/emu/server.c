@@ -76,12 +76,25 @@ static int64_t pile_ns = MIN_REARM_NS; /* see PILE_MAX_NS */
 static bool table_full;    /* the last spare could not be made: no descriptor or slot left */
 static int64_t full_since; /* since when */
 
+/* What the server knows of slot @i (of its shard), and which slot a queued timer is. */
+static struct srv_timer *
+timer_of(uint32_t i)
+{
+	return &tm[i - first];
+}
+
+static uint32_t
+slot_of(const struct tfd_heap_node *node)
+{
+	return (uint32_t)((const struct srv_timer *)node - tm) + first;
+}
+
 /* --- the queues ---------------------------------------------------------------------- */
 
 static void
 unqueue(uint32_t i)
 {
-	struct srv_timer *t = &tm[i - first];
+	struct srv_timer *t = timer_of(i);
 
 	if (t->node.pos != TFD_HEAP_NONE && t->queued_cancel)
 		ncancel_on_set--;
@@ -93,7 +106,7 @@ unqueue(uint32_t i)
 static void
 requeue(uint32_t i, int64_t not_before)
 {
-	struct srv_timer *t = &tm[i - first];
+	struct srv_timer *t = timer_of(i);
 	struct tfd_slot *s = &sh->slots[i];
 
 	unqueue(i);
@@ -139,7 +152,7 @@ busy_end(struct tfd_slot *s)
 static void
 free_slot(uint32_t i)
 {
-	struct srv_timer *t = &tm[i - first];
+	struct srv_timer *t = timer_of(i);
 	struct tfd_slot *s = &sh->slots[i];
 
 	unqueue(i);
@@ -166,15 +179,15 @@ make_spare(void)
 
 	if (free_head) {
 		i = free_head - 1;
-		free_head = tm[i - first].next_free;
-	} else if (srv->high_water < sh->shard_slots) {
+		free_head = timer_of(i)->next_free;
+	} else if (srv->high_water < TFD_SHARD_SLOTS) {
 		i = first + srv->high_water;
 		__atomic_store_n(&srv->high_water, srv->high_water + 1, __ATOMIC_RELEASE);
 	} else {
 		return -EXFULL; /* the shard's range of slots is used up: the next shard (spawn.c) */
 	}
 	s = &sh->slots[i];
-	t = &tm[i - first];
+	t = timer_of(i);
 	t->e.r = t->e.w = t->e.h = -1;
 	t->node.pos = TFD_HEAP_NONE;
 	s->gen++;
@@ -205,13 +218,6 @@ static void refresh(uint32_t i);
 static void let_go_all(void);
 static void harvest(void);
 
-/* Whether make_spare()'s -errno @err means this shard can hold no more timers. */
-static bool
-shard_full(long err)
-{
-	return err == -EMFILE || err == -ENFILE || err == -EXFULL;
-}
-
 /* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
 static void
 keep_spares(void)
@@ -229,8 +235,8 @@ keep_spares(void)
 
 			spare_slot[k] = 0;
 			/* Not yet seen live (refresh() may have adopted it already). */
-			if (!tm[taken - first].live) {
-				tm[taken - first].pending = true;
+			if (!timer_of(taken)->live) {
+				timer_of(taken)->pending = true;
 				npending++;
 				refresh(taken);
 			}
@@ -239,7 +245,7 @@ keep_spares(void)
 		if (table_full && __tfd_base_now(TFD_BASE_MONOTONIC) - full_since < HARVEST_NS)
 			continue;
 		i = make_spare();
-		if (shard_full(i)) {
+		if (i < 0 && tfd_shard_full((int)-i)) {
 			/*
 			 * Out of descriptors: the read ends kept for unread counts go now, and
 			 * with them the timers they hid from EPOLLERR (closed by exited or killed
@@ -250,7 +256,7 @@ keep_spares(void)
 			i = make_spare();
 		}
 		made = true;
-		table_full = shard_full(i);
+		table_full = i < 0 && tfd_shard_full((int)-i);
 		if (table_full)
 			full_since = __tfd_base_now(TFD_BASE_MONOTONIC);
 		if (i < 0) {
@@ -279,7 +285,7 @@ static void
 refresh(uint32_t i)
 {
 	struct tfd_slot *s = &sh->slots[i];
-	struct srv_timer *t = &tm[i - first];
+	struct srv_timer *t = timer_of(i);
 	uint32_t busy, state;
 
 	if (i - first >= srv->high_water)
@@ -363,7 +369,7 @@ harvest(void)
 			uint32_t i = ev[k].data.u32;
 
 			/* A spare has the server's own reader: only a live timer can lose them all. */
-			if (tm[i - first].live && __tfd_fifo_closed(&tm[i - first].e))
+			if (timer_of(i)->live && __tfd_fifo_closed(&timer_of(i)->e))
 				free_slot(i);
 		}
 	} while (n == 64);
@@ -385,7 +391,7 @@ check_clock_set(void)
 		struct tfd_heap *q = &queues[TFD_BASE_REALTIME];
 
 		for (size_t k = 0; k < q->n; k++) {
-			uint32_t i = (uint32_t)((struct srv_timer *)q->v[k] - tm) + first;
+			uint32_t i = slot_of(q->v[k]);
 			struct tfd_slot *s = &sh->slots[i];
 			uint32_t busy = busy_begin(s);
 
@@ -408,7 +414,7 @@ run_queue(enum tfd_base base)
 	struct tfd_heap_node *top;
 
 	while ((top = tfd_heap_top(q)) && top->key <= now) {
-		uint32_t i = (uint32_t)((struct srv_timer *)top - tm) + first;
+		uint32_t i = slot_of(top);
 		struct tfd_slot *s = &sh->slots[i];
 		uint32_t busy = busy_begin(s);
 		struct tfd_timer_state fwd;
@@ -425,7 +431,7 @@ run_queue(enum tfd_base base)
 		fwd = s->fwd;
 		n = tfd_state_expire(&fwd, now);
 		if (n)
-			err = __tfd_fifo_add(sh, dir, i, &tm[i - first].e, n);
+			err = __tfd_fifo_add(sh, dir, i, &timer_of(i)->e, n);
 		if (err >= 0)
 			s->fwd = fwd;
 		if (err == -EPIPE) {
@@ -440,7 +446,7 @@ run_queue(enum tfd_base base)
 		 */
 		requeue(i, now + (err < 0 ? RETRY_NS : err == 1 ? pile_ns : MIN_REARM_NS));
 		busy_end(s);
-		if (tm[i - first].e.h >= 0 && let_go_at == INT64_MAX)
+		if (timer_of(i)->e.h >= 0 && let_go_at == INT64_MAX)
 			let_go_at = __tfd_base_now(TFD_BASE_MONOTONIC) + KEEP_NS;
 	}
 	return top ? top->key - now : INT64_MAX;
@@ -495,7 +501,7 @@ try_close(void)
 static int
 map_private(void)
 {
-	size_t n = sh->shard_slots;
+	size_t n = TFD_SHARD_SLOTS;
 	void *p = mmap(NULL, n * sizeof(*tm), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -572,7 +578,7 @@ __tfd_server_main(struct tfd_shared *shared, int shard, const struct tfd_server_
 
 	sh = shared;
 	srv = &sh->shards[shard];
-	first = (uint32_t)shard * sh->shard_slots;
+	first = (uint32_t)shard * TFD_SHARD_SLOTS;
 	err = start(st);
 	if (err) {
 		__atomic_store_n(&srv->server_err, -err, __ATOMIC_RELEASE);

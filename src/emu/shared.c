@@ -56,7 +56,6 @@ __tfd_shared_init(void)
 	for (int k = 0; k < TFD_SHARDS; k++)
 		init_robust_shared(&p->shards[k].spawn_lock);
 	p->nslots = TFD_NSLOTS;
-	p->shard_slots = TFD_NSLOTS / TFD_SHARDS;
 	/* Threads may race to make the first timer: one mapping wins. */
 	if (!__atomic_compare_exchange_n(&shared, &none, p, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -135,12 +134,16 @@ __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 {
 	uint32_t h = index_home(ino);
 
-	for (uint32_t n = 0; n < TFD_NINDEX && __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE) != 0;
-	     n++, h = (h + 1) & (TFD_NINDEX - 1))
-		if (__atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE) == slot + 1) {
+	for (uint32_t n = 0; n < TFD_NINDEX; n++, h = (h + 1) & (TFD_NINDEX - 1)) {
+		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE);
+
+		if (e == 0)
+			return;
+		if (e == slot + 1) {
 			__atomic_store_n(&sh->index[h], INDEX_TOMB, __ATOMIC_RELEASE);
 			return;
 		}
+	}
 }
 
 /* --- a slot's lock and its arming's sequence ------------------------------------------ */
@@ -205,6 +208,7 @@ __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g)
 void
 __tfd_arming_begin(struct tfd_slot *s)
 {
+	struct tfd_shared *sh = __tfd_shared();
 	uint32_t b;
 
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_SEQ_CST);
@@ -214,7 +218,7 @@ __tfd_arming_begin(struct tfd_slot *s)
 						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			continue;
 		/* Bounded: a server that died while busy must not hang the program. */
-		if (!__tfd_server_alive(tfd_shard_of(__tfd_shared(), (uint32_t)(s - __tfd_shared()->slots)))) {
+		if (!__tfd_server_alive(tfd_shard_of(sh, (uint32_t)(s - sh->slots)))) {
 			__atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
 			break;
 		}
@@ -260,7 +264,7 @@ void
 __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due)
 {
 	struct tfd_shard *srv = tfd_shard_of(sh, i);
-	uint32_t j = i % sh->shard_slots;
+	uint32_t j = i % TFD_SHARD_SLOTS;
 
 	/* The word's bit, then the word's summary bit: the server clears them in that order. */
 	__atomic_fetch_or(&srv->dirty[j / 32], 1u << (j % 32), __ATOMIC_SEQ_CST);

@@ -427,7 +427,7 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 		 * started if need be.  Every create tries the first shards first: they serve
 		 * again once timers close.
 		 */
-		if ((err == EMFILE || err == ENFILE || err == EXFULL) && k + 1 < TFD_SHARDS) {
+		if (tfd_shard_full(err) && k + 1 < TFD_SHARDS) {
 			k++;
 			continue;
 		}

@@ -3,6 +3,7 @@
 #ifndef TFD_EMU_TIMER_H
 #define TFD_EMU_TIMER_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -87,6 +88,15 @@ enum tfd_server_state { TFD_SERVER_NONE, TFD_SERVER_STARTING, TFD_SERVER_RUNNING
  * process may raise) the next creates go to the next server (DESIGN.md, "Shards").
  */
 #define TFD_SHARDS 16
+#define TFD_SHARD_SLOTS (TFD_NSLOTS / TFD_SHARDS) /* shard k serves [k * this, (k + 1) * this) */
+#define TFD_SHARD_SLOTS_MAX (TFD_NSLOTS_MAX / TFD_SHARDS)
+
+/* Whether a server's errno @err (a spare it could not make) means its shard holds no more timers. */
+static inline bool
+tfd_shard_full(int err)
+{
+	return err == EMFILE || err == ENFILE || err == EXFULL;
+}
 
 /*
  * A 64-bit time shared between processes, written by one server: two 32-bit halves under
@@ -125,7 +135,6 @@ tfd_shared_ns_get(const struct tfd_shared_ns *t, int64_t busy)
 	}
 	return busy;
 }
-#define TFD_SHARD_SLOTS_MAX (TFD_NSLOTS_MAX / TFD_SHARDS)
 
 struct tfd_shard {
 	pthread_mutex_t spawn_lock; /* robust, process-shared: one process starts the server */
@@ -148,8 +157,7 @@ struct tfd_shard {
 };
 
 struct tfd_shared {
-	uint32_t nslots;      /* TFD_NSLOTS of the process that mapped it */
-	uint32_t shard_slots; /* nslots / TFD_SHARDS: shard k serves [k * shard_slots, + shard_slots) */
+	uint32_t nslots; /* TFD_NSLOTS of the process that mapped it */
 	struct tfd_shard shards[TFD_SHARDS];
 	uint32_t index[TFD_NINDEX]; /* FIFO inode -> slot + 1 (written by the servers) */
 	struct tfd_slot slots[];
@@ -159,7 +167,7 @@ struct tfd_shared {
 static inline struct tfd_shard *
 tfd_shard_of(struct tfd_shared *sh, uint32_t i)
 {
-	return &sh->shards[i / sh->shard_slots];
+	return &sh->shards[i / TFD_SHARD_SLOTS];
 }
 
 /* --- shared.c: the shared memory, the inode index, the per-slot locks --------------- */
