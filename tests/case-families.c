@@ -75,6 +75,15 @@ reap(pid_t pid)
 		      (int)pid, status);
 }
 
+/* In a child: uid and gid nobody, for good (real, effective, saved), and checked. */
+static void
+become_nobody(void)
+{
+	become_user(NOBODY);
+	child_assert(getuid() == NOBODY && geteuid() == NOBODY && getgid() == NOBODY &&
+		     getegid() == NOBODY);
+}
+
 /* poll() for POLLIN on @fd: 1 readable, 0 not within @ms. */
 static int
 readable_within(int fd, int ms)
@@ -211,7 +220,7 @@ after_the_privilege_drop(void)
 	uint64_t ticks = 0;
 	int b;
 
-	become_user(NOBODY);
+	become_nobody();
 	/* A new timer: made, armed and read as nobody. */
 	b = timerfd_create(CLOCK_MONOTONIC, 0);
 	child_assert(b >= 0);
@@ -295,7 +304,7 @@ START_TEST(a_daemon_that_dropped_root_reads_its_parents_timer_after_the_parent_e
 		for (int i = 0; i < 5000 && getppid() == parent; i++)
 			sleep_ns(NS_PER_MS);
 		rep.reparented = getppid() != parent;
-		become_user(NOBODY);
+		become_nobody();
 		rep.r = read_for(fd, 300 * NS_PER_MS);
 		child_assert(write(link[1], &rep, sizeof(rep)) == sizeof(rep));
 		_exit(0);
