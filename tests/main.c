@@ -27,6 +27,7 @@ main(void)
 	suite_add_tcase(s, tcase_processes());
 	suite_add_tcase(s, tcase_families());
 	suite_add_tcase(s, tcase_differences());
+	suite_add_tcase(s, tcase_clock_steps());
 
 	return run_suite(s);
 }

@@ -18,6 +18,7 @@ TCase *tcase_descriptors(void);
 TCase *tcase_processes(void);
 TCase *tcase_families(void);
 TCase *tcase_differences(void);
+TCase *tcase_clock_steps(void);
 
 /* Runs @s verbosely (and frees it): EXIT_SUCCESS if every case passed. */
 int run_suite(Suite *s);

@@ -41,6 +41,17 @@ __tfd_to_monotonic(enum tfd_base base, int64_t at)
 	return tfd_add_saturating(mono, at - now);
 }
 
+int64_t
+__tfd_server_due(enum tfd_base base, int64_t at)
+{
+	int64_t due = __tfd_to_monotonic(base, at), check;
+
+	if (base == TFD_BASE_MONOTONIC)
+		return due;
+	check = __tfd_base_now(TFD_BASE_MONOTONIC) + TFD_CLOCK_CHECK_NS;
+	return due < check ? due : check;
+}
+
 pid_t
 __tfd_emu_pid(void)
 {

@@ -206,6 +206,20 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 		/* The kernel reports a clock set that cancelled the old setting, yet applies the new one. */
 		if (s->canceled)
 			err = -ECANCELED;
+		/*
+		 * A relative CLOCK_REALTIME arming runs on the monotonic clock, so that a set of
+		 * the realtime clock does not move it: hrtimer_init() turns relative realtime
+		 * timers monotonic, as POSIX asks (alarm timers keep their clock's base).
+		 */
+		enum tfd_base armed = base;
+
+		if (s->clockid == CLOCK_REALTIME)
+			armed = (flags & TFD_TIMER_ABSTIME) ? TFD_BASE_REALTIME : TFD_BASE_MONOTONIC;
+		if (armed != base) {
+			base = armed;
+			now = __tfd_base_now(base);
+			s->base = base;
+		}
 		tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
 		s->fwd = s->st; /* nothing of the new setting delivered yet */
 		s->canceled = false;
@@ -214,7 +228,7 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 				   (flags & TFD_TIMER_CANCEL_ON_SET);
 		s->armed_offset = s->cancel_on_set ? __tfd_realtime_offset() : 0;
 		if (s->st.armed)
-			due = __tfd_to_monotonic(base, s->st.expiry);
+			due = __tfd_server_due(base, s->st.expiry);
 	}
 	__tfd_arming_end(s);
 	__tfd_slot_unlock(s, &g);

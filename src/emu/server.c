@@ -31,12 +31,6 @@
  */
 #define MIN_REARM_NS 1000000LL
 /*
- * How often the server looks at the clocks when a timer waits on a clock that can
- * jump (CLOCK_REALTIME set, CLOCK_BOOTTIME after suspend): it sleeps on
- * CLOCK_MONOTONIC, so such a jump is noticed this late.
- */
-#define CLOCK_CHECK_NS 100000000LL
-/*
  * Under overload, how late a count that waits unread may be brought up to date: four times
  * what the server's last pass over the queues took, from MIN_REARM_NS up to this.
  */
@@ -58,6 +52,8 @@ struct srv_timer {
 	struct tfd_heap_node node; /* first: a queue's node is its timer */
 	struct tfd_fifo_ends e;
 	bool live, queued_cancel;
+	/* The queue it is on: a rearm may change the slot's base before the server sees it. */
+	uint8_t queued_base;
 	bool pending;       /* taken from the spares by a create, not yet live */
 	uint32_t next_free; /* the server's free list of slots (index + 1) */
 };
@@ -99,7 +95,7 @@ unqueue(uint32_t i)
 	if (t->node.pos != TFD_HEAP_NONE && t->queued_cancel)
 		ncancel_on_set--;
 	t->queued_cancel = false;
-	tfd_heap_remove(&queues[sh->slots[i].base], &t->node);
+	tfd_heap_remove(&queues[t->queued_base], &t->node);
 }
 
 /* Queues @i by its arming, no sooner than @not_before on its clock. */
@@ -113,7 +109,8 @@ requeue(uint32_t i, int64_t not_before)
 	if (!t->live || !s->fwd.armed)
 		return;
 	t->node.key = s->fwd.expiry < not_before ? not_before : s->fwd.expiry;
-	tfd_heap_push(&queues[s->base], &t->node); /* room for every slot: cannot fail */
+	t->queued_base = (uint8_t)s->base;
+	tfd_heap_push(&queues[t->queued_base], &t->node); /* room for every slot: cannot fail */
 	if (s->cancel_on_set) {
 		t->queued_cancel = true;
 		if (!ncancel_on_set++)
@@ -605,11 +602,11 @@ __tfd_server_main(struct tfd_shared *shared, int shard, const struct tfd_server_
 
 			if (next < wait)
 				wait = next;
-			if (b != TFD_BASE_MONOTONIC && next != INT64_MAX && wait > CLOCK_CHECK_NS)
-				wait = CLOCK_CHECK_NS;
+			if (b != TFD_BASE_MONOTONIC && next != INT64_MAX && wait > TFD_CLOCK_CHECK_NS)
+				wait = TFD_CLOCK_CHECK_NS;
 		}
-		if (ncancel_on_set && wait > CLOCK_CHECK_NS)
-			wait = CLOCK_CHECK_NS;
+		if (ncancel_on_set && wait > TFD_CLOCK_CHECK_NS)
+			wait = TFD_CLOCK_CHECK_NS;
 		now = __tfd_base_now(TFD_BASE_MONOTONIC);
 		pass = 4 * (now - pass);
 		pile_ns = pass < MIN_REARM_NS ? MIN_REARM_NS : pass > PILE_MAX_NS ? PILE_MAX_NS : pass;

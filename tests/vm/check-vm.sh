@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Description: runs the test programs, statically linked, on Debian's own kernels booted under
+# qemu-system (TCG: no KVM assumed), with an initramfs of the programs and tests/vm/init.c:
+#   x86_64 kernel: i386 programs (glibc, musl) through the kernel's vDSO, and the clock-step cases;
+#   arm64 kernel:  the arm64 suite, with the cases that qemu-user cannot run.
+# Usage: check-vm.sh SRCDIR [check|bench]
+#   SRCDIR: an unconfigured source tree with configure (make distdir); works under ./vm-build.
+#   bench: only the i686 call-overhead comparison against glibc, in the x86_64 guest.
+#   VM_GUESTS="x86_64 aarch64" limits the guests; VM_ONLY=REGEX the programs run (by label);
+#   VM_KERNELS: where Debian's packages are kept once downloaded.
+# Kernels come from Debian's archive (apt-get download linux-image-cloud-ARCH), nothing else.
+set -uo pipefail
+srcdir=$(cd "${1:-.}" && pwd)
+mode=${2:-check}
+root=$PWD/vm-build
+kernels=${VM_KERNELS:-$root/kernels}
+guests=${VM_GUESTS:-x86_64 aarch64}
+[ "$mode" = bench ] && guests=x86_64
+mkdir -p "$root" "$kernels"
+# The test programs of the suite that run on their own (the .sh wrappers are spelled out in plans).
+programs="tests/timerfd-test tests/enosys-launcher tests/emulation-test tests/emulation-10000-timers
+	tests/time64-fallback-test tests/timer-state-test tests/kernel-entry-test"
+
+fail() {
+	echo "check-vm: $*" >&2
+	exit 1
+}
+
+# Debian's package @pkg for @debian_arch, unpacked once into @dir.
+fetch_deb() {
+	local pkg=$1 arch=$2 dir=$3
+	[ -f "$dir/.unpacked" ] && return 0
+	rm -rf "$dir" && mkdir -p "$dir"
+	(cd "$dir" && apt-get download "$pkg:$arch" >download.out 2>&1) ||
+		fail "apt-get download $pkg:$arch failed: $(tail -n 1 "$dir/download.out") (dpkg --add-architecture $arch; apt-get update)"
+	dpkg-deb -x "$dir"/*.deb "$dir" && rm -f "$dir"/*.deb && touch "$dir/.unpacked"
+}
+
+# Debian's cloud kernel for @debian_arch, and busybox for the guest's /bin/sh (the suite
+# spawns a shell, as programs do): prints the path of the kernel's image.
+fetch_kernel() {
+	local arch=$1 pkg
+	pkg=$(apt-cache depends "linux-image-cloud-$arch:$arch" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -n 1)
+	[ -n "$pkg" ] || fail "no linux-image-cloud-$arch in apt's lists (dpkg --add-architecture $arch; apt-get update)"
+	fetch_deb "$pkg" "$arch" "$kernels/$pkg-$arch" >&2 || exit 1
+	fetch_deb busybox-static "$arch" "$kernels/busybox-static-$arch" >&2 || exit 1
+	ls "$kernels/$pkg-$arch"/boot/vmlinuz-* | head -n 1
+}
+
+# Configures a build for one target (@name, @host triplet, @cc) in $root/@name.
+configure_target() {
+	local name=$1 host=$2 cc=$3 dir=$root/$1
+	rm -rf "$dir" && mkdir -p "$dir"
+	command -v "${cc%% *}" >/dev/null || fail "$name: no ${cc%% *} here"
+	(cd "$dir" && "$srcdir/configure" --host="$host" CC="$cc" --with-minicheck --disable-shared \
+		>configure.out 2>&1) || fail "$name: configure failed (see $dir/configure.out)"
+}
+
+# Configures and builds the test programs for one target, statically linked.
+build_target() {
+	local dir=$root/$1 extra=
+	configure_target "$@"
+	grep -q '^time64_entry_points = yes' "$dir/Makefile" && extra=tests/timerfd-test-time64
+	# shellcheck disable=SC2086 # lists of make targets
+	(cd "$dir" && make -j2 LDFLAGS=-all-static $programs $extra >build.out 2>&1) ||
+		fail "$1: build failed (see $dir/build.out)"
+}
+
+# The i686 benchmark, built against glibc's shared library (it compares with glibc's functions).
+build_bench() {
+	local dir=$root/i686-glibc
+	(cd "$dir" && make -j2 bench/timerfd-bench bench/timerfd-bench-time64 >bench-build.out 2>&1) ||
+		fail "i686 benchmark: build failed (see $dir/bench-build.out)"
+}
+
+# Copies the shared libraries @prog needs (from @cc's C library) into @dest/lib.
+copy_libs() {
+	local cc=$1 prog=$2 dest=$3 lib interp
+	mkdir -p "$dest/lib"
+	interp=$(readelf -l "$prog" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	for lib in $(readelf -d "$prog" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p') "$(basename "$interp")"; do
+		cp -L "$($cc -print-file-name="$lib")" "$dest/lib/$lib" || fail "no $lib for $prog"
+	done
+}
+
+# One suite run per backend: K the kernel, E the emulation under the launcher's ENOSYS filter.
+suite_lines() {
+	local name=$1 prog
+	for prog in timerfd-test timerfd-test-time64; do
+		[ -x "$root/$name/tests/$prog" ] || continue
+		printf '%s/kernel/%s\t/%s/%s\n' "$name" "$prog" "$name" "$prog"
+		printf '%s/emulation/%s\t/%s/enosys-launcher /%s/%s\n' "$name" "$prog" "$name" "$name" "$prog"
+	done
+	for prog in kernel-entry-test emulation-test emulation-10000-timers time64-fallback-test timer-state-test; do
+		printf '%s/-/%s\t/%s/%s\n' "$name" "$prog" "$name" "$prog"
+	done
+}
+
+# Lays out the guest's root @tree: the init, busybox as /bin/sh (of @debian_arch), the plan
+# @plan, the programs of the builds @names.
+make_tree() {
+	local init_cc=$1 arch=$2 plan=$3 tree=$4 name p
+	shift 4
+	rm -rf "$tree" && mkdir -p "$tree/proc" "$tree/sys" "$tree/dev" "$tree/tmp" "$tree/bin"
+	cp "$kernels/busybox-static-$arch/bin/busybox" "$tree/bin/busybox" && ln -s busybox "$tree/bin/sh"
+	$init_cc -static -O2 -Wall -o "$tree/init" "$srcdir/tests/vm/init.c" || fail "cannot build init with $init_cc"
+	for name in "$@"; do
+		mkdir -p "$tree/$name"
+		for p in $programs tests/timerfd-test-time64 bench/timerfd-bench bench/timerfd-bench-time64; do
+			[ -x "$root/$name/$p" ] && cp "$root/$name/$p" "$tree/$name/"
+		done
+	done
+	cp "$plan" "$tree/plan"
+}
+
+# The initramfs of @tree, as @out (root owns everything in it).
+pack() {
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$2"
+}
+
+# Boots @kernel with @initramfs on qemu-system-@arch; the console goes to @log.
+boot() {
+	local arch=$1 kernel=$2 initramfs=$3 log=$4 machine console
+	case $arch in
+	x86_64) machine="-M q35 -cpu max" console=ttyS0 ;;
+	aarch64) machine="-M virt -cpu max,pauth-impdef=on" console=ttyAMA0 ;;
+	esac
+	command -v "qemu-system-$arch" >/dev/null || fail "no qemu-system-$arch here"
+	# shellcheck disable=SC2086 # $machine is a list of options
+	timeout "${VM_TIMEOUT:-2400}" "qemu-system-$arch" $machine -accel tcg -m 2048 -smp 2 -nic none \
+		-display none -serial stdio -no-reboot -kernel "$kernel" -initrd "$initramfs" \
+		-append "console=$console quiet panic=-1 check_vm_timeout=900 CK_TIMEOUT_MULTIPLIER=10 TFD_TEST_CLOCK_STEPS=1" \
+		</dev/null 2>&1 | tr -d '\r' >"$log"
+}
+
+# "PASSED FAILED SKIPPED" of one program's output (Check's summary, skipped-case lines) and status.
+count() {
+	local out=$1 status=$2 line checks fails errs skipped
+	line=$(grep -h '^[0-9]*%: Checks:' "$out" | tail -n 1)
+	if [ -n "$line" ]; then
+		read -r checks fails errs < <(echo "$line" |
+			sed 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/')
+		skipped=$(grep -c '^skipped case: ' "$out")
+		fails=$((fails + errs))
+		[ "$status" != 0 ] && [ "$fails" -eq 0 ] && fails=1
+		echo "$((checks - fails - skipped)) $fails $skipped"
+		return
+	fi
+	case $status in
+	0) echo "1 0 0" ;;
+	77) echo "0 0 1" ;;
+	*) echo "0 1 0" ;;
+	esac
+}
+
+# Reads a guest's console log: one result line per program; adds to the totals.
+report() {
+	local log=$1 guest label status p f s out
+	guest=$(sed -n 's/^check-vm: guest kernel \([^,]*\),.*/\1/p' "$log" | head -n 1)
+	[ -n "$guest" ] || { tail -n 30 "$log"; echo "check-vm: the guest never started (see $log)"; total_f=$((total_f + 1)); return; }
+	grep -q '^check-vm: done$' "$log" || { tail -n 30 "$log"; echo "check-vm: the guest stopped before its plan's end (see $log)"; total_f=$((total_f + 1)); }
+	while read -r label status seconds; do
+		out=$log.$(echo "$label" | tr / _)
+		sed -n "\\|^check-vm: run $label\$|,\\|^check-vm: exit $label |p" "$log" >"$out"
+		read -r p f s < <(count "$out" "$status")
+		if [ "$f" -ne 0 ]; then
+			grep -E ':(F|E):|FAIL|timeout' "$out" | head -n 20
+		fi
+		grep -h '^skipped case: ' "$out" | sed "s|^|  $label: |"
+		grep -h 'settime+gettime pair' "$out" | sed "s|^ *|  $label: libtimerfd, glibc: |"
+		printf 'check-vm: linux %s, %s: %s passed, %s failed, %s skipped (%s s%s)\n' "$guest" \
+			"$(describe "$label")" "$p" "$f" "$s" "$seconds" "$([ "$status" = timeout ] && echo ', timed out')"
+		total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
+	done < <(sed -n 's/^check-vm: exit \(.*\) \([^ ]*\) after \([0-9]*\) s$/\1 \2 \3/p' "$log")
+}
+
+# The i686 comparison's lines (ours, glibc's, their ratio), for make bench.
+bench_report() {
+	local log=$1 guest
+	guest=$(sed -n 's/^check-vm: guest kernel \([^,]*\),.*/\1/p' "$log" | head -n 1)
+	echo "  i686 in a guest: linux $guest under qemu-system-x86_64 (TCG: only the ratios mean anything)"
+	echo "  (libtimerfd, glibc, ratio; each the median of rounds that interleave the two)"
+	sed -n 's/^check-vm: run i686-glibc\/bench\/pair-wall-\(.*\)$/  \1-bit time_t:/p; /settime+gettime pair/p' "$log" |
+		sed 's/  32-bit/  32-bit/; s/  time64-bit time_t:/  _TIME_BITS=64:/'
+	grep -q 'settime+gettime pair' "$log" || { tail -n 20 "$log"; return 1; }
+}
+
+# "i686-glibc/kernel/timerfd-test" -> "i686 programs, glibc, kernel backend: timerfd-test"
+describe() {
+	local target=${1%%/*} rest=${1#*/} backend prog
+	backend=${rest%%/*} prog=${rest#*/}
+	case $backend in
+	kernel) backend=", kernel backend" ;;
+	emulation) backend=", emulation (ENOSYS filter)" ;;
+	*) backend= ;;
+	esac
+	echo "${target%%-*} programs, ${target#*-}$backend: $prog"
+}
+
+total_p=0 total_f=0 total_s=0
+for guest in $guests; do
+	case $guest in
+	x86_64)
+		kernel=$(fetch_kernel amd64) || exit 1
+		plan=$root/x86_64.plan
+		: >"$plan"
+		if [ "$mode" = bench ]; then
+			configure_target i686-glibc i686-linux-gnu i686-linux-gnu-gcc
+		else
+			build_target i686-glibc i686-linux-gnu i686-linux-gnu-gcc
+			mkdir -p "$root/musl-bin"
+			printf '#!/bin/sh\nexec i686-linux-gnu-gcc -specs=/usr/lib/i386-linux-musl/musl-gcc.specs "$@"\n' \
+				>"$root/musl-bin/i686-linux-musl-gcc"
+			chmod +x "$root/musl-bin/i686-linux-musl-gcc"
+			[ -f /usr/lib/i386-linux-musl/musl-gcc.specs ] || fail "no musl for i386 here (musl-dev:i386)"
+			build_target i686-musl i686-linux-musl "$root/musl-bin/i686-linux-musl-gcc"
+			suite_lines i686-glibc >>"$plan"
+			suite_lines i686-musl >>"$plan"
+		fi
+		build_bench
+		# Interleaved inside each run (bench --pair-wall); once per time_t.
+		printf 'i686-glibc/bench/pair-wall-32\t/i686-glibc/timerfd-bench --pair-wall\n' >>"$plan"
+		printf 'i686-glibc/bench/pair-wall-time64\t/i686-glibc/timerfd-bench-time64 --pair-wall\n' >>"$plan"
+		make_tree "${CC_FOR_VM:-cc}" amd64 "$plan" "$root/x86_64.root" i686-glibc i686-musl
+		copy_libs i686-linux-gnu-gcc "$root/i686-glibc/bench/timerfd-bench" "$root/x86_64.root"
+		;;
+	aarch64)
+		kernel=$(fetch_kernel arm64) || exit 1
+		plan=$root/aarch64.plan
+		build_target aarch64-glibc aarch64-linux-gnu aarch64-linux-gnu-gcc
+		suite_lines aarch64-glibc >"$plan"
+		make_tree aarch64-linux-gnu-gcc arm64 "$plan" "$root/aarch64.root" aarch64-glibc
+		;;
+	*) fail "unknown guest $guest (x86_64, aarch64)" ;;
+	esac
+	if [ -n "${VM_ONLY:-}" ]; then
+		grep -E "$VM_ONLY" "$root/$guest.root/plan" >"$root/$guest.root/plan.only"
+		mv "$root/$guest.root/plan.only" "$root/$guest.root/plan"
+	fi
+	pack "$root/$guest.root" "$root/$guest.cpio.gz"
+	echo "check-vm: booting $(basename "$kernel") on qemu-system-$guest (TCG)"
+	start=$SECONDS
+	boot "$guest" "$kernel" "$root/$guest.cpio.gz" "$root/$guest.log"
+	echo "check-vm: $guest guest ran $((SECONDS - start)) s"
+	if [ "$mode" = bench ]; then
+		bench_report "$root/$guest.log" || total_f=1
+		continue
+	fi
+	report "$root/$guest.log"
+done
+[ "$mode" = bench ] && exit "$total_f"
+
+# Every case of the suite must run somewhere: a case skipped by every suite run in the guests
+# runs nowhere (the host's runs skip these same cases, or more: see each skip's reason).
+nowhere=$(for f in "$root"/*.log.*_timerfd-test*; do
+	grep -h '^skipped case: ' "$f" | sed 's/^skipped case: \([^:]*\):.*/\1/' | sort -u
+done | sort | uniq -c | awk -v n="$(ls "$root"/*.log.*_timerfd-test* | wc -l)" '$1 == n { print $2 }')
+if [ -n "$nowhere" ]; then
+	echo "check-vm: cases skipped in every guest run (they run nowhere):"
+	echo "$nowhere"
+	total_f=$((total_f + 1))
+else
+	echo "check-vm: every case of the suite ran in a guest"
+fi
+echo "check-vm: $total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ]
