@@ -187,6 +187,49 @@ START_TEST(cancel_on_set_is_accepted_with_absolute_realtime)
 }
 END_TEST
 
+/*
+ * A realtime timer rearmed between relative and absolute settings, quickly: each old value
+ * is the previous setting's, and only the last setting fires, once.  (A relative
+ * CLOCK_REALTIME arming runs on the monotonic clock, an absolute one on the realtime
+ * clock: the emulation's server must follow a timer from one queue to the other.)
+ */
+START_TEST(a_realtime_timer_rearmed_between_relative_and_absolute_fires_once_for_its_last_setting)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, 0);
+	struct itimerspec old;
+	uint64_t ticks = 0;
+	int64_t t0;
+
+	ck_assert_int_ge(fd, 0);
+	for (int round = 0; round < 50; round++) {
+		struct itimerspec rel = its_ns(10 * NS_PER_S + round * NS_PER_MS, 0);
+		struct itimerspec abs = its_ns(now_ns(CLOCK_REALTIME) + 20 * NS_PER_S, 0);
+
+		ck_assert_int_eq(timerfd_settime(fd, 0, &rel, &old), 0);
+		if (round > 0) /* the absolute setting before it: about 20 s away */
+			ck_assert_int_gt(ts_ns(&old.it_value), 19 * NS_PER_S);
+		ck_assert_int_eq(timerfd_settime(fd, TFD_TIMER_ABSTIME, &abs, &old), 0);
+		ck_assert_int_gt(ts_ns(&old.it_value), 9 * NS_PER_S);
+		ck_assert_int_le(ts_ns(&old.it_value), 10 * NS_PER_S + round * NS_PER_MS);
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	{
+		struct itimerspec last = its_ns(100 * NS_PER_MS, 0);
+
+		ck_assert_int_eq(timerfd_settime(fd, 0, &last, &old), 0);
+	}
+	ck_assert_int_gt(ts_ns(&old.it_value), 19 * NS_PER_S);
+	ck_assert_int_eq(read_ticks(fd, &ticks), 0);
+	ck_assert_uint_eq(ticks, 1);
+	ck_assert_int_ge(now_ns(CLOCK_MONOTONIC) - t0, 100 * NS_PER_MS);
+	/* Nothing more: the earlier settings were all replaced. */
+	ck_assert_int_eq(set_nonblock(fd), 0);
+	sleep_ns(200 * NS_PER_MS);
+	ck_assert_int_eq(read_ticks(fd, &ticks), -EAGAIN);
+	close(fd);
+}
+END_TEST
+
 TCase *
 tcase_arming(void)
 {
@@ -204,5 +247,6 @@ tcase_arming(void)
 	tcase_add_test(tc, old_value_of_an_expired_periodic_timer_is_its_next_expiry);
 	tcase_add_test(tc, old_value_of_an_expired_one_shot_is_zero);
 	tcase_add_test(tc, cancel_on_set_is_accepted_with_absolute_realtime);
+	tcase_add_test(tc, a_realtime_timer_rearmed_between_relative_and_absolute_fires_once_for_its_last_setting);
 	return tc;
 }
