@@ -582,7 +582,8 @@ hold_live_timers(int n, int ready, struct busy_workers *w, int index)
 	for (int i = 0; i < n; i++) {
 		if (i % 100 == 0) {
 			child_assert(timerfd_settime(fds[i], 0, &soon, NULL) == 0);
-			child_assert(readable_within(fds[i], 5000) == 1);
+			/* Liveness, not latency: 72,000 timers in an emulated CPU (make check-vm) may be slow. */
+			child_assert(readable_within(fds[i], 30000) == 1);
 			child_assert(read_ticks(fds[i], &ticks) == 0 && ticks == 1);
 		} else if (i % 100 == 50) {
 			child_assert(timerfd_gettime(fds[i], &cur) == 0);

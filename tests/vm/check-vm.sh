@@ -261,15 +261,13 @@ fi
 for guest in $guests; do
 	prepare "$guest" || exit 1
 done
-# The guests side by side: each runs one program at a time, mostly on one of its two CPUs.
-start=$SECONDS
+# One guest after the other: side by side they gained a minute in ten on two cores, and
+# made the emulated CPUs slow enough to fail liveness bounds.
 for guest in $guests; do
 	echo "check-vm: booting $(basename "$(cat "$root/$guest.kernel")") on qemu-system-$guest (TCG)"
-	boot "$guest" "$(cat "$root/$guest.kernel")" "$root/$guest.cpio.gz" "$root/$guest.log" &
-done
-wait
-echo "check-vm: the guests ran $((SECONDS - start)) s"
-for guest in $guests; do
+	start=$SECONDS
+	boot "$guest" "$(cat "$root/$guest.kernel")" "$root/$guest.cpio.gz" "$root/$guest.log"
+	echo "check-vm: the $guest guest ran $((SECONDS - start)) s"
 	report "$root/$guest.log"
 done
 if [[ " $guests " == *" x86_64 "* ]] && [ -z "${VM_ONLY:-}" ]; then
