@@ -3,7 +3,7 @@
 # Description: runs the test programs, statically linked, on Debian's own kernels booted under
 # qemu-system (TCG: no KVM assumed), with an initramfs of the programs and tests/vm/init.c:
 #   x86_64 kernel: i386 programs (glibc, musl) through the kernel's vDSO, and the clock-step cases;
-#   arm64 kernel:  the arm64 suite, with the cases that qemu-user cannot run.
+#   arm64 kernel:  the arm64 and armhf suites, with the cases that qemu-user cannot run.
 # Usage: check-vm.sh SRCDIR [check|bench]
 #   SRCDIR: an unconfigured source tree with configure (make distdir); works under ./vm-build.
 #   bench: only the i686 call-overhead comparison against glibc, in an x86_64 guest (check
@@ -121,7 +121,9 @@ pack() {
 	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$2"
 }
 
-# Boots @kernel with @initramfs on qemu-system-@arch; the console goes to @log.
+# Boots @kernel with @initramfs on qemu-system-@arch; the console goes to @log.  The
+# command line's NAME=VALUE words are the programs' environment: the clock is the suite's
+# to set, and the CPU is emulated (the scale cases run at full scale natively, not here).
 boot() {
 	local arch=$1 kernel=$2 initramfs=$3 log=$4 machine console
 	case $arch in
@@ -132,7 +134,7 @@ boot() {
 	# shellcheck disable=SC2086 # $machine is a list of options
 	timeout "${VM_TIMEOUT:-2400}" "qemu-system-$arch" $machine -accel tcg -m 2048 -smp 2 -nic none \
 		-display none -serial stdio -no-reboot -kernel "$kernel" -initrd "$initramfs" \
-		-append "console=$console quiet panic=-1 check_vm_timeout=900 CK_TIMEOUT_MULTIPLIER=10 TFD_TEST_CLOCK_STEPS=1" \
+		-append "console=$console quiet panic=-1 check_vm_timeout=900 CK_TIMEOUT_MULTIPLIER=10 TFD_TEST_CLOCK_STEPS=1 TFD_TEST_EMULATED_CPU=1" \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
 
@@ -223,8 +225,10 @@ prepare() {
 	aarch64)
 		kernel=$(fetch_kernel arm64) || exit 1
 		build_target aarch64-glibc aarch64-linux-gnu aarch64-linux-gnu-gcc
-		suite_lines aarch64-glibc >"$root/$guest.plan"
-		make_tree aarch64-linux-gnu-gcc arm64 "$root/$guest.plan" "$root/$guest.root" aarch64-glibc
+		# 32-bit ARM programs too: the arm64 kernel runs them (COMPAT, with a vDSO).
+		build_target armhf-glibc arm-linux-gnueabihf arm-linux-gnueabihf-gcc
+		{ suite_lines aarch64-glibc; suite_lines armhf-glibc; } >"$root/$guest.plan"
+		make_tree aarch64-linux-gnu-gcc arm64 "$root/$guest.plan" "$root/$guest.root" aarch64-glibc armhf-glibc
 		;;
 	*) fail "unknown guest $guest (x86_64, aarch64)" ;;
 	esac
