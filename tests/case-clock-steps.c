@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <poll.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -49,6 +48,17 @@ arm_realtime_at(int fd, int64_t in, int64_t interval, int flags)
 	ck_assert_int_eq(timerfd_settime(fd, TFD_TIMER_ABSTIME | flags, &its, NULL), 0);
 }
 
+/* A new CLOCK_REALTIME timer, armed as arm_realtime_at() arms it. */
+static int
+realtime_timer_at(int64_t in, int64_t interval, int flags)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, 0);
+
+	ck_assert_int_ge(fd, 0);
+	arm_realtime_at(fd, in, interval, flags);
+	return fd;
+}
+
 /* The time to @fd's next expiry, in ns. */
 static int64_t
 remaining_ns(int fd)
@@ -57,15 +67,6 @@ remaining_ns(int fd)
 
 	ck_assert_int_eq(timerfd_gettime(fd, &cur), 0);
 	return ts_ns(&cur.it_value);
-}
-
-/* poll() for @fd's readiness for up to @ms: 1 if readable, else 0. */
-static int
-readable_within(int fd, int ms)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	return poll(&pfd, 1, ms);
 }
 
 /*
@@ -80,9 +81,7 @@ START_TEST(the_settime_after_a_set_of_the_clock_fails_with_ecanceled_and_applies
 
 	if (!may_step_the_clock("the_settime_after_a_set_of_the_clock..."))
 		return;
-	fd = timerfd_create(CLOCK_REALTIME, 0);
-	ck_assert_int_ge(fd, 0);
-	arm_realtime_at(fd, 60 * NS_PER_S, 0, TFD_TIMER_CANCEL_ON_SET);
+	fd = realtime_timer_at(60 * NS_PER_S, 0, TFD_TIMER_CANCEL_ON_SET);
 	step_realtime(NS_PER_S);
 	sleep_ns(300 * NS_PER_MS); /* the emulation's bound, with room for a loaded machine */
 	{
@@ -115,9 +114,7 @@ START_TEST(a_set_of_the_clock_fails_a_read_with_ecanceled_on_the_kernel_and_the_
 
 	if (!may_step_the_clock("a_set_of_the_clock_fails_a_read..."))
 		return;
-	fd = timerfd_create(CLOCK_REALTIME, 0);
-	ck_assert_int_ge(fd, 0);
-	arm_realtime_at(fd, 2500 * NS_PER_MS, 0, TFD_TIMER_CANCEL_ON_SET);
+	fd = realtime_timer_at(2500 * NS_PER_MS, 0, TFD_TIMER_CANCEL_ON_SET);
 	step_realtime(500 * NS_PER_MS);
 	if (!timer_is_emulated(fd)) {
 		ck_assert_int_eq(readable_within(fd, 1000), 1);
@@ -155,10 +152,8 @@ START_TEST(a_jump_past_an_absolute_realtime_timer_fires_it_at_once_with_every_pe
 
 	if (!may_step_the_clock("a_jump_past_an_absolute_realtime_timer..."))
 		return;
-	fd = timerfd_create(CLOCK_REALTIME, 0);
-	ck_assert_int_ge(fd, 0);
 	/* Due in 5 s, then every second: 10.5 s later 6 instants have passed (5 s .. 10 s). */
-	arm_realtime_at(fd, 5 * NS_PER_S, NS_PER_S, 0);
+	fd = realtime_timer_at(5 * NS_PER_S, NS_PER_S, 0);
 	step_realtime(10500 * NS_PER_MS);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	ck_assert_int_eq(readable_within(fd, 5000), 1);
@@ -184,9 +179,7 @@ START_TEST(a_jump_back_makes_an_absolute_realtime_timer_wait_on_both)
 
 	if (!may_step_the_clock("a_jump_back_makes_an_absolute_realtime_timer_wait..."))
 		return;
-	fd = timerfd_create(CLOCK_REALTIME, 0);
-	ck_assert_int_ge(fd, 0);
-	arm_realtime_at(fd, NS_PER_S, 0, 0);
+	fd = realtime_timer_at(NS_PER_S, 0, 0);
 	step_realtime(-10 * NS_PER_S);
 	/* Its instant as first armed passes, unnoticed. */
 	ck_assert_int_eq(readable_within(fd, 2000), 0);

@@ -88,18 +88,6 @@ become_nobody(void)
 		     getegid() == NOBODY);
 }
 
-/* poll() for POLLIN on @fd: 1 readable, 0 not within @ms. */
-static int
-readable_within(int fd, int ms)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int n;
-
-	while ((n = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
-		;
-	return n;
-}
-
 /* What read_for() saw: every read must give 8 bytes holding a count >= 1. */
 struct reads {
 	uint64_t total;     /* expirations counted after the first read */

@@ -72,6 +72,17 @@ read_ticks(int fd, uint64_t *ticks)
 }
 
 int
+readable_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	while ((n = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
+		;
+	return n;
+}
+
+int
 set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);

@@ -50,6 +50,8 @@ struct itimerspec its_ns(int64_t value, int64_t interval);
 void sleep_ns(int64_t ns);
 /* read() 8 bytes from fd: 0 with *ticks set, or -errno. */
 int read_ticks(int fd, uint64_t *ticks);
+/* poll() for POLLIN on @fd, resumed after signals: 1 readable, 0 not within @ms. */
+int readable_within(int fd, int ms);
 /* Put fd in non-blocking mode: 0 or -errno. */
 int set_nonblock(int fd);
 /* A descriptor number that is certainly not open. */

@@ -28,27 +28,17 @@ __tfd_realtime_offset(void)
 }
 
 int64_t
-__tfd_to_monotonic(enum tfd_base base, int64_t at)
+__tfd_server_due(enum tfd_base base, int64_t at)
 {
-	int64_t now, mono = __tfd_base_now(TFD_BASE_MONOTONIC);
+	int64_t mono, now, due, check;
 
 	if (base == TFD_BASE_MONOTONIC)
 		return at;
+	mono = __tfd_base_now(TFD_BASE_MONOTONIC);
 	now = __tfd_base_now(base);
-	if (at <= now)
-		return mono;
 	/* Saturating: the deadline may be KTIME_MAX. */
-	return tfd_add_saturating(mono, at - now);
-}
-
-int64_t
-__tfd_server_due(enum tfd_base base, int64_t at)
-{
-	int64_t due = __tfd_to_monotonic(base, at), check;
-
-	if (base == TFD_BASE_MONOTONIC)
-		return due;
-	check = __tfd_base_now(TFD_BASE_MONOTONIC) + TFD_CLOCK_CHECK_NS;
+	due = at <= now ? mono : tfd_add_saturating(mono, at - now);
+	check = mono + TFD_CLOCK_CHECK_NS;
 	return due < check ? due : check;
 }
 

@@ -229,8 +229,6 @@ pid_t __tfd_emu_pid(void);
 int64_t __tfd_base_now(enum tfd_base base);
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: changes only when the realtime clock is set. */
 int64_t __tfd_realtime_offset(void);
-/* @now on @base's clock as CLOCK_MONOTONIC ns (saturating). */
-int64_t __tfd_to_monotonic(enum tfd_base base, int64_t at);
 /*
  * How often the server looks at the clocks while a timer waits on a clock that can jump
  * (CLOCK_REALTIME set, CLOCK_BOOTTIME after suspend): it sleeps on CLOCK_MONOTONIC, so
@@ -238,9 +236,9 @@ int64_t __tfd_to_monotonic(enum tfd_base base, int64_t at);
  */
 #define TFD_CLOCK_CHECK_NS 100000000LL
 /*
- * When the server must next wake for a timer due at @at on @base's clock (CLOCK_MONOTONIC
- * ns): at its expiry, and within TFD_CLOCK_CHECK_NS on a clock that can jump, so that the
- * server starts looking at the clocks at once.
+ * When the server must next wake for a timer due at @at on @base's clock (as
+ * CLOCK_MONOTONIC ns, saturating): at its expiry, and within TFD_CLOCK_CHECK_NS on a clock
+ * that can jump, so that the server starts looking at the clocks at once.
  */
 int64_t __tfd_server_due(enum tfd_base base, int64_t at);
 

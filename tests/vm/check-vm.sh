@@ -17,7 +17,6 @@ mode=${2:-check}
 root=$PWD/vm-build
 kernels=${VM_KERNELS:-$root/kernels}
 guests=${VM_GUESTS:-x86_64 aarch64}
-[ "$mode" = bench ] && guests=x86_64
 mkdir -p "$root" "$kernels"
 # The test programs of the suite that run on their own (the .sh wrappers are spelled out in plans).
 programs="tests/timerfd-test tests/enosys-launcher tests/emulation-test tests/emulation-10000-timers
@@ -138,45 +137,28 @@ boot() {
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
 
-# "PASSED FAILED SKIPPED" of one program's output (Check's summary, skipped-case lines) and status.
-count() {
-	local out=$1 status=$2 line checks fails errs skipped
-	line=$(grep -h '^[0-9]*%: Checks:' "$out" | tail -n 1)
-	if [ -n "$line" ]; then
-		read -r checks fails errs < <(echo "$line" |
-			sed 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/')
-		skipped=$(grep -c '^skipped case: ' "$out")
-		fails=$((fails + errs))
-		[ "$status" != 0 ] && [ "$fails" -eq 0 ] && fails=1
-		echo "$((checks - fails - skipped)) $fails $skipped"
-		return
-	fi
-	case $status in
-	0) echo "1 0 0" ;;
-	77) echo "0 0 1" ;;
-	*) echo "0 1 0" ;;
-	esac
+# The kernel release and machine a guest's console log @log says it ran.
+guest_of() {
+	sed -n 's/^check-vm: guest kernel \([^,]*\),.*/\1/p' "$1" | head -n 1
 }
 
 # Reads a guest's console log: one result line per program; adds to the totals.
 report() {
-	local log=$1 guest label status p f s out
-	guest=$(sed -n 's/^check-vm: guest kernel \([^,]*\),.*/\1/p' "$log" | head -n 1)
+	local log=$1 guest label status seconds result want p f s out
+	guest=$(guest_of "$log")
 	[ -n "$guest" ] || { tail -n 30 "$log"; echo "check-vm: the guest never started (see $log)"; total_f=$((total_f + 1)); return; }
 	grep -q '^check-vm: done$' "$log" || { tail -n 30 "$log"; echo "check-vm: the guest stopped before its plan's end (see $log)"; total_f=$((total_f + 1)); }
 	while read -r label status seconds; do
 		out=$log.$(echo "$label" | tr / _)
 		sed -n "\\|^check-vm: run $label\$|,\\|^check-vm: exit $label |p" "$log" >"$out"
-		read -r p f s < <(count "$out" "$status")
-		# The suite must run every case (as tests/count-results.sh asks of make check's).
-		case $label in */timerfd-test*)
-			[ $((p + f + s)) -ge "$expected" ] || { echo "  $label: ran $((p + f + s)) of the $expected cases"; f=$((f + expected - p - f - s)); } ;;
-		esac
+		case $status in 0) result=PASS ;; 77) result=SKIP ;; *) result=FAIL ;; esac
+		# The suite must run every case, as make check's must.
+		case $label in */timerfd-test*) want=$expected ;; *) want= ;; esac
+		read -r p f s < <("$srcdir/tests/count-results.sh" --log "$out" "$result" "$want")
 		if [ "$f" -ne 0 ]; then
 			grep -E ':(F|E):|FAIL|timeout' "$out" | head -n 20
 		fi
 		grep -h '^skipped case: ' "$out" | sed "s|^|  $label: |"
-		grep -h 'settime+gettime pair' "$out" | sed "s|^ *|  $label: libtimerfd, glibc: |"
 		printf 'check-vm: linux %s, %s: %s passed, %s failed, %s skipped (%s s%s)\n' "$guest" \
 			"$(describe "$label")" "$p" "$f" "$s" "$seconds" "$([ "$status" = timeout ] && echo ', timed out')"
 		total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
@@ -185,12 +167,11 @@ report() {
 
 # The i686 comparison's lines (ours, glibc's, their ratio), for make bench.
 bench_report() {
-	local log=$1 guest
-	guest=$(sed -n 's/^check-vm: guest kernel \([^,]*\),.*/\1/p' "$log" | head -n 1)
-	echo "  i686 in a guest: linux $guest under qemu-system-x86_64 (TCG: only the ratios mean anything)"
+	local log=$1
+	echo "  i686 in a guest: linux $(guest_of "$log") under qemu-system-x86_64 (TCG: only the ratios mean anything)"
 	echo "  (libtimerfd, glibc, ratio; each the median of rounds that interleave the two)"
 	sed -n 's/^check-vm: run i686-glibc\/bench\/pair-wall-\(.*\)$/  \1-bit time_t:/p; /settime+gettime pair/p' "$log" |
-		sed 's/  32-bit/  32-bit/; s/  time64-bit time_t:/  _TIME_BITS=64:/'
+		sed 's/  time64-bit time_t:/  _TIME_BITS=64:/'
 	grep -q 'settime+gettime pair' "$log" || { tail -n 20 "$log"; return 1; }
 }
 
@@ -213,12 +194,8 @@ prepare() {
 	x86_64)
 		kernel=$(fetch_kernel amd64) || exit 1
 		build_target i686-glibc i686-linux-gnu i686-linux-gnu-gcc
-		mkdir -p "$root/musl-bin"
-		printf '#!/bin/sh\nexec i686-linux-gnu-gcc -specs=/usr/lib/i386-linux-musl/musl-gcc.specs "$@"\n' \
-			>"$root/musl-bin/i686-linux-musl-gcc"
-		chmod +x "$root/musl-bin/i686-linux-musl-gcc"
 		[ -f /usr/lib/i386-linux-musl/musl-gcc.specs ] || fail "no musl for i386 here (musl-dev:i386)"
-		build_target i686-musl i686-linux-musl "$root/musl-bin/i686-linux-musl-gcc"
+		build_target i686-musl i686-linux-musl "$srcdir/tests/cross/i686-linux-musl-gcc"
 		{ suite_lines i686-glibc; suite_lines i686-musl; } >"$root/$guest.plan"
 		make_tree "${CC_FOR_VM:-cc}" amd64 "$root/$guest.plan" "$root/$guest.root" i686-glibc i686-musl
 		;;
