@@ -83,6 +83,107 @@ readable_within(int fd, int ms)
 }
 
 int
+slowness(void)
+{
+	const char *multiplier = getenv("CK_TIMEOUT_MULTIPLIER"), *wrapper = getenv("TEST_WRAPPER");
+	int m = multiplier ? atoi(multiplier) : 0;
+
+	if ((under_qemu() || (wrapper && *wrapper)) && m < 10)
+		m = 10;
+	return m > 1 ? m : 1;
+}
+
+int64_t
+scaled_ns(int64_t ns)
+{
+	return ns * slowness();
+}
+
+int
+scaled_ms(int ms)
+{
+	return ms * slowness();
+}
+
+bool
+becomes_readable(int fd, int ms)
+{
+	return readable_within(fd, scaled_ms(ms)) == 1;
+}
+
+void
+child_alarm(unsigned seconds)
+{
+	alarm(seconds * (unsigned)slowness());
+}
+
+void
+relay_start(struct relay *r)
+{
+	int to[2], from[2];
+
+	ck_assert_int_eq(pipe(to), 0);
+	ck_assert_int_eq(pipe(from), 0);
+	r->pid = fork();
+	ck_assert_int_ge(r->pid, 0);
+	if (r->pid == 0) {
+		char c;
+
+		child_alarm(60);
+		close(to[1]);
+		close(from[0]);
+		while (read(to[0], &c, 1) == 1) {
+			sleep_ns(NS_PER_MS);
+			if (write(from[1], &c, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	r->to = to[1];
+	r->from = from[0];
+}
+
+int64_t
+relay_lateness_ns(struct relay *r)
+{
+	int64_t start = now_ns(CLOCK_MONOTONIC);
+	char c = 'r';
+
+	ck_assert_int_eq(write(r->to, &c, 1), 1);
+	ck_assert_int_eq(readable_within(r->from, scaled_ms(10000)), 1);
+	ck_assert_int_eq(read(r->from, &c, 1), 1);
+	return now_ns(CLOCK_MONOTONIC) - start - NS_PER_MS;
+}
+
+void
+relay_stop(struct relay *r)
+{
+	int status;
+
+	close(r->to);
+	close(r->from);
+	ck_assert_int_eq(waitpid(r->pid, &status, 0), r->pid);
+}
+
+int64_t
+wakeup_lateness_ns(int rounds)
+{
+	struct relay r;
+	int64_t worst = 0;
+
+	relay_start(&r);
+	for (int i = 0; i < rounds; i++) {
+		int64_t late = relay_lateness_ns(&r);
+
+		worst = late > worst ? late : worst;
+	}
+	relay_stop(&r);
+	return worst;
+}
+
+int
 set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -123,7 +224,7 @@ expired_timer(clockid_t clock, int flags)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(timerfd_settime(fd, 0, &its, NULL), 0);
 	/* Wait until the expiration is there to read: a loaded emulator may take a while. */
-	ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+	ck_assert_int_eq(poll(&pfd, 1, scaled_ms(10000)), 1);
 	return fd;
 }
 
@@ -184,7 +285,7 @@ in_child(void (*fn)(void))
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		alarm(20);
+		child_alarm(20);
 		fn();
 		_exit(0);
 	}

@@ -32,7 +32,7 @@
 		}                                                                         \
 	} while (0)
 /* Runs @fn in a child process of its own (which may close every descriptor, or hang: it
- * gets 20 s) and asserts that it exited with 0. */
+ * gets 20 s, scaled) and asserts that it exited with 0. */
 void in_child(void (*fn)(void));
 /* In a child of in_child(), as root: no supplementary groups, then @uid as its uid and gid, for good. */
 void become_user(uid_t uid);
@@ -52,6 +52,36 @@ void sleep_ns(int64_t ns);
 int read_ticks(int fd, uint64_t *ticks);
 /* poll() for POLLIN on @fd, resumed after signals: 1 readable, 0 not within @ms. */
 int readable_within(int fd, int ms);
+/*
+ * Bounds of what must happen "soon" come from the machine, never a bare constant that an
+ * emulated or busy CPU misses: slowness() is how much slower than an idle native machine
+ * this run may be: CK_TIMEOUT_MULTIPLIER (as Check scales its own timeouts by it; make
+ * check-cross, check-vm and check-valgrind set it), and at least 10 under qemu-user or a
+ * test wrapper (valgrind) where nothing set it.  What must not happen is waited for
+ * unscaled: a slower machine only makes such a check easier to pass.
+ */
+int slowness(void);
+int64_t scaled_ns(int64_t ns);
+int scaled_ms(int ms);
+/* Whether @fd becomes readable within @ms scaled (readable_within() for what must not). */
+bool becomes_readable(int fd, int ms);
+/* In a child that must never outlive the case: alarm() in @seconds scaled. */
+void child_alarm(unsigned seconds);
+/*
+ * The machine's own wake-ups, measured beside a latency it bounds: a relay is a child
+ * process that answers each byte sent to it 1 ms later, as the emulation's server delivers
+ * an expiration (a wake-up at an instant in another process, then one in the reader).
+ * relay_lateness_ns() is how long after that 1 ms its answer was readable, in one round.
+ */
+struct relay {
+	int to, from;
+	pid_t pid;
+};
+void relay_start(struct relay *r);
+int64_t relay_lateness_ns(struct relay *r);
+void relay_stop(struct relay *r);
+/* The greatest lateness of @rounds rounds of a relay of its own: the machine's, now. */
+int64_t wakeup_lateness_ns(int rounds);
 /* Put fd in non-blocking mode: 0 or -errno. */
 int set_nonblock(int fd);
 /* A descriptor number that is certainly not open. */
