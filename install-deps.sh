@@ -116,9 +116,28 @@ not_installable() {
 	done
 }
 
-update
+# Whether every package given is installed already (then nothing is downloaded at all).
+# A name installed for several architectures is ambiguous to dpkg: the native one is meant.
+all_installed() {
+	local p native
+	native=$("$dpkg" --print-architecture 2>/dev/null || true)
+	for p; do
+		"$dpkg" -s "$p" >/dev/null 2>&1 || "$dpkg" -s "$p:$native" >/dev/null 2>&1 || return 1
+	done
+}
+
+updated=no
 # shellcheck disable=SC2086 # lists of package names
-if ! { install -- $base_packages $more_packages && install --no-install-recommends -- $bare_packages; }; then
+if all_installed $base_packages $more_packages $bare_packages; then
+	echo "install-deps: every package is installed already"
+else
+	update
+	updated=yes
+fi
+# shellcheck disable=SC2086 # lists of package names
+if all_installed $base_packages $more_packages $bare_packages; then
+	:
+elif ! { install -- $base_packages $more_packages && install --no-install-recommends -- $bare_packages; }; then
 	# A download that failed halfway is worth one more try, with fresh indexes.
 	echo "install-deps: apt-get install failed; trying again" >&2
 	update
@@ -132,11 +151,19 @@ if ! { install -- $base_packages $more_packages && install --no-install-recommen
 		exit 1
 	fi
 fi
-# What make check-vm will download must be in the indexes that are there.
-missing=
-for p in $download_packages; do
-	"$apt_get" download --print-uris -q "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
+# What make check-vm will download must be in the indexes that are there (fresh ones, if
+# they lack it).
+not_downloadable() {
+	local p
+	for p in $download_packages; do
+		"$apt_get" download --print-uris -q "$p" >/dev/null 2>&1 || echo " $p"
+	done
+}
+missing=$(not_downloadable | tr -d '\n')
+if [ -n "$missing" ] && [ "$updated" = no ]; then
+	update
+	missing=$(not_downloadable | tr -d '\n')
+fi
 if [ -n "$missing" ]; then
 	echo "install-deps: not in apt's package lists (make check-vm downloads them):$missing" >&2
 	exit 1

@@ -33,7 +33,14 @@ for p; do
 done
 exit 0
 EOF
-printf '#!/bin/sh\necho "dpkg $*" >>"${0%%/*}/log"\n' >"$work/dpkg"
+# dpkg: logs each call; "dpkg -s P" finds P installed only if $work/installed names it.
+cat >"$work/dpkg" <<'EOF'
+#!/bin/sh
+work=${0%/*}
+echo "dpkg $*" >>"$work/log"
+[ "$1" != -s ] || grep -qx -- "$2" "$work/installed"
+EOF
+: >"$work/installed"
 chmod +x "$work/apt-get" "$work/dpkg"
 
 # Runs the script with the stand-ins: @1 failures of update to come, @2 a missing package
@@ -78,6 +85,16 @@ check "a package that cannot be installed fails the run, named alone" \
 run 100 "linux-image-cloud-arm64:arm64" --all
 check "a kernel make check-vm downloads, missing from the lists, fails the run, named" \
 	'[ $status -ne 0 ] && grep -qx "install-deps: not in apt.s package lists (make check-vm downloads them): linux-image-cloud-arm64:arm64" "$work/out"'
+
+bash "$script" --list --all >"$work/installed"
+run 100 "" --all
+check "everything installed already: no update, no install" \
+	'[ $status -eq 0 ] && [ "$(updates)" -eq 0 ] && ! grep -q "^apt-get install" "$work/log" &&
+	 grep -q "every package is installed already" "$work/out"'
+run 0 "linux-image-cloud-amd64" --all
+check "everything installed, a kernel missing from the lists: they are updated, then it is named" \
+	'[ $status -ne 0 ] && [ "$(updates)" -eq 1 ] && grep -q "downloads them): linux-image-cloud-amd64$" "$work/out"'
+: >"$work/installed"
 
 run 0 "qemu-system-arm"
 check "the Quick start's list leaves out what only --all needs" \
