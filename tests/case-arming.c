@@ -203,16 +203,14 @@ START_TEST(a_realtime_timer_rearmed_between_relative_and_absolute_fires_once_for
 	int fd = timerfd_create(CLOCK_REALTIME, 0);
 	struct itimerspec old;
 	uint64_t ticks = 0;
-	int64_t t0;
-
 	/* Each old value is the setting before it, less no more than the time since it was made. */
-	int64_t set_abs = 0, set_rel;
+	int64_t t0, set_abs = 0;
 
 	ck_assert_int_ge(fd, 0);
 	for (int round = 0; round < 50; round++) {
 		struct itimerspec rel = its_ns(10 * NS_PER_S + round * NS_PER_MS, 0), abs;
+		int64_t set_rel = now_ns(CLOCK_MONOTONIC);
 
-		set_rel = now_ns(CLOCK_MONOTONIC);
 		ck_assert_int_eq(timerfd_settime(fd, 0, &rel, &old), 0);
 		if (round > 0) /* the absolute setting before it: 20 s away when made */
 			ck_assert_int_ge(ts_ns(&old.it_value),

@@ -21,6 +21,7 @@
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "slowness.h"
 
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
@@ -59,14 +60,13 @@ ns(const struct timespec *ts)
 }
 
 /*
- * 20 ms on an idle native machine, scaled as Check's timeouts are (CK_TIMEOUT_MULTIPLIER:
+ * 20 ms on an idle native machine, scaled as Check's timeouts are (tests/slowness.h:
  * qemu-user, valgrind), plus four times the worst lateness of 20 sleeps of 1 ms measured
  * now: the emulation's server wakes for an expiry as late as this process wakes here.
  */
 static int64_t
 machine_tolerance(void)
 {
-	const char *multiplier = getenv("CK_TIMEOUT_MULTIPLIER");
 	int64_t worst = 0;
 
 	for (int i = 0; i < 20; i++) {
@@ -77,7 +77,7 @@ machine_tolerance(void)
 		late = now(CLOCK_MONOTONIC) - start - NS_PER_MS;
 		worst = late > worst ? late : worst;
 	}
-	return 20 * NS_PER_MS * (multiplier && atoi(multiplier) > 1 ? atoi(multiplier) : 1) + 4 * worst;
+	return 20 * NS_PER_MS * slowness() + 4 * worst;
 }
 
 static void

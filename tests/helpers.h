@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "slowness.h"
+
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 
@@ -54,13 +56,9 @@ int read_ticks(int fd, uint64_t *ticks);
 int readable_within(int fd, int ms);
 /*
  * Bounds of what must happen "soon" come from the machine, never a bare constant that an
- * emulated or busy CPU misses: slowness() is how much slower than an idle native machine
- * this run may be: CK_TIMEOUT_MULTIPLIER (as Check scales its own timeouts by it; make
- * check-cross, check-vm and check-valgrind set it), and at least 10 under qemu-user or a
- * test wrapper (valgrind) where nothing set it.  What must not happen is waited for
- * unscaled: a slower machine only makes such a check easier to pass.
+ * emulated or busy CPU misses: scaled by slowness() (tests/slowness.h).  What must not
+ * happen is waited for unscaled: a slower machine only makes such a check easier to pass.
  */
-int slowness(void);
 int64_t scaled_ns(int64_t ns);
 int scaled_ms(int ms);
 /* Whether @fd becomes readable within @ms scaled (readable_within() for what must not). */
@@ -90,8 +88,6 @@ int closed_fd(void);
 bool timer_is_emulated(int fd);
 /* The sanitizer the suite was built with: "address", "thread", or NULL. */
 const char *sanitizer(void);
-/* Whether the tests run under qemu-user (make check-cross names it in TEST_RUNNER). */
-bool under_qemu(void);
 /*
  * Says that the running case does not apply here, and why.  Check has no skipped state, so
  * the case then ends as passed; count-results.sh counts these lines as skipped cases.
