@@ -41,8 +41,9 @@ if [ "$all" = yes ]; then
 		"$here/tests/cross/targets" | sort -u | tr '\n' ' ')
 	foreign_arches="$foreign_arches i386" # musl-dev:i386 (the i386 musl build)
 	foreign_arches=$(echo "$foreign_arches" | tr ' ' '\n' | sort -u | tr '\n' ' ')
-	# Sanitizers and fuzzing (clang), valgrind, cppcheck, musl for x86_64 and i386.
-	more_packages="clang libclang-rt-14-dev valgrind cppcheck musl-tools musl-dev:i386"
+	# Sanitizers and fuzzing (clang), valgrind, cppcheck, musl for x86_64 and i386; strace and
+	# gdb (tests/tracers-end-with-program.sh).
+	more_packages="clang libclang-rt-14-dev valgrind cppcheck musl-tools musl-dev:i386 strace gdb"
 	# make check-cross: qemu-user, each target's cross compilers, Check where Debian has it.
 	more_packages="$more_packages qemu-user-static gcc-x86-64-linux-gnux32"
 	for t in $(awk '$1 !~ /^#/ && $2 == "run" { print $1 }' "$here/tests/cross/targets"); do
@@ -51,9 +52,12 @@ if [ "$all" = yes ]; then
 	for arch in $foreign_arches; do
 		more_packages="$more_packages check:$arch pkgconf:$arch"
 	done
-	# make check-vm: qemu-system for x86_64 and arm64 guests, cpio for their initramfs.
+	# make check-vm: qemu-system for x86_64 and arm64 guests, cpio for their initramfs; the
+	# kernel without timerfd is built from Debian's source (tests/vm/build-kernel.sh).
 	bare_packages="qemu-system-x86 qemu-system-arm cpio"
+	bare_packages="$bare_packages linux-source-6.1 bc flex bison libelf-dev xz-utils"
 	download_packages="linux-image-cloud-amd64 linux-image-cloud-arm64:arm64 busybox-static"
+	download_packages="$download_packages busybox-static:i386 busybox-static:arm64 busybox-static:armhf"
 fi
 
 if [ "$list" = yes ]; then

@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@
 
 #include "emu/emu.h"
 #include "emu/entry.h"
+#include "emu/family.h"
 #include "emu/timer.h"
 #include "syscall-numbers.h"
 
@@ -203,19 +205,34 @@ one_shot_latency(int fd, int emulated)
 	return (double)(now_ns(CLOCK_MONOTONIC) - armed - 1000000) / 1000.0;
 }
 
-static void
-bench_latency(int runs, const char *data_path, int loaded)
-{
-	pthread_t spinners[2];
+/* The machine a latency is measured on: idle; two CPU-bound threads; the same, the reader
+ * SCHED_FIFO (become so after its family's server began: the server is raised to it). */
+enum load { IDLE, LOADED, REALTIME };
 
+static void
+bench_latency(int runs, const char *data_path, enum load load)
+{
+	static const char *const section[] = { "latency", "latency-loaded", "latency-realtime" };
+	static const char *const what[] = { "", ", two CPU-bound threads running",
+					    ", two CPU-bound threads running, the reader SCHED_FIFO 10" };
+	pthread_t spinners[2];
+	struct sched_param fifo = { .sched_priority = 10 }, other = { .sched_priority = 0 };
 	double *k = calloc((size_t)runs, sizeof(double)), *e = calloc((size_t)runs, sizeof(double));
 	int kfd = timerfd_create(CLOCK_MONOTONIC, 0);
 	int efd = (int)__tfd_emu_create(CLOCK_MONOTONIC, 0);
 	FILE *data = data_path ? fopen(data_path, "w") : NULL;
+	int err;
 
-	spinning = loaded;
-	for (int t = 0; loaded && t < 2; t++)
+	/* The spinners first: a thread inherits its creator's policy. */
+	spinning = load != IDLE;
+	for (int t = 0; load != IDLE && t < 2; t++)
 		pthread_create(&spinners[t], NULL, spin, NULL);
+	if (load == REALTIME &&
+	    (err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo)) != 0) {
+		printf("3a. expiry latency%s: not measured (SCHED_FIFO: %s)\n", what[load],
+		       strerror(err));
+		runs = 0;
+	}
 	for (int i = 0; i < runs; i++) {
 		/* Interleaved, so both see the same machine. */
 		k[i] = one_shot_latency(kfd, 0);
@@ -226,15 +243,19 @@ bench_latency(int runs, const char *data_path, int loaded)
 	if (data)
 		fclose(data);
 	spinning = 0;
-	for (int t = 0; loaded && t < 2; t++)
+	for (int t = 0; load != IDLE && t < 2; t++)
 		pthread_join(spinners[t], NULL);
+	if (runs == 0)
+		goto out;
+	if (load == REALTIME)
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
 	printf("3a. expiry latency of a 1 ms one-shot, %d runs (us late)%s\n"
-	       "  %-34s %10s %10s\n", runs, loaded ? ", two CPU-bound threads running" : "", "",
-	       "emulation", "kernel");
-	report(loaded ? "latency-loaded" : "latency", "p50", percentile(e, (size_t)runs, 0.5),
+	       "  %-34s %10s %10s\n", runs, what[load], "", "emulation", "kernel");
+	report(section[load], "p50", percentile(e, (size_t)runs, 0.5),
 	       percentile(k, (size_t)runs, 0.5), "us");
-	report(loaded ? "latency-loaded" : "latency", "p99", percentile(e, (size_t)runs, 0.99),
+	report(section[load], "p99", percentile(e, (size_t)runs, 0.99),
 	       percentile(k, (size_t)runs, 0.99), "us");
+out:
 	close(kfd);
 	close(efd);
 	free(k);
@@ -814,8 +835,9 @@ main(int argc, char **argv)
 	bench_first_create(quick ? 5 : 21);
 	/* First of the emulation's: no freed timers yet for new ones to reuse. */
 	bench_memory(1000);
-	bench_latency(quick ? 100 : 1000, latency_path, 0);
-	bench_latency(quick ? 100 : 1000, NULL, 1);
+	bench_latency(quick ? 100 : 1000, latency_path, IDLE);
+	bench_latency(quick ? 100 : 1000, NULL, LOADED);
+	bench_latency(quick ? 100 : 1000, NULL, REALTIME);
 	bench_process_model(quick);
 	bench_scaling(quick);
 	bench_emulated_settime(quick ? 11 : 51);

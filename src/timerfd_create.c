@@ -20,8 +20,9 @@ create_without_flags(clockid_t clockid, int flags)
 {
 	long fd = __tfd_syscall2(TFD_NR_create, clockid, 0);
 
+	/* Its own error: EMFILE when out of descriptors, as a kernel with flags answers. */
 	if (fd < 0)
-		return -EINVAL;
+		return fd;
 	if (((flags & TFD_CLOEXEC) && fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0) ||
 	    ((flags & TFD_NONBLOCK) && fcntl((int)fd, F_SETFL, O_NONBLOCK) < 0)) {
 		long err = -errno;

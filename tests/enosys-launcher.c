@@ -7,8 +7,9 @@
  * nonzero flags fails with EINVAL (and the program fails if seccomp is unavailable).
  * With --no-unshare, unshare(2) also fails with EPERM, as in strict sandboxes.
  * With --basic-abi it simulates a user-mode Linux emulator or library OS, which offers a basic
- * Linux ABI only: no /proc, and every system call outside an allowlist answers ENOSYS (x86_64
- * only; elsewhere, or without the privilege to hide /proc, it says why and exits 77).
+ * Linux ABI only: no /proc, and every system call outside an allowlist answers ENOSYS (x86_64,
+ * i386, aarch64 and arm; elsewhere, or without the privilege to hide /proc, it says why and
+ * exits 77).
  * Usage: enosys-launcher [--no-create-flags | --no-unshare | --basic-abi] PROGRAM [ARGS...]
  */
 #include "config.h"
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -28,23 +31,11 @@
 #include "seccomp-abi.h"
 #include "syscall-numbers.h"
 
-#if defined(__x86_64__) && defined(__ILP32__)
-#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64 /* x32 shares it; its numbers carry bit 30 */
-#elif defined(__x86_64__)
-#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64
-#elif defined(__i386__)
-#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_I386
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_AARCH64
-#elif defined(__arm__)
-#define AUDIT_ARCH_SELF TFD_AUDIT_ARCH_ARM
-#endif
-
 #define ENOSYS_FOR(nr)                                              \
 	BPF_JUMP(TFD_BPF_JEQ_K, (nr), 0, 1),             \
 		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | ENOSYS)
 
-#ifdef AUDIT_ARCH_SELF
+#ifdef TFD_AUDIT_ARCH_SELF
 /* Installs a seccomp filter for this process and what it execs: 0 or -errno. */
 static int
 load_filter(struct tfd_sock_filter *filter, size_t len)
@@ -63,10 +54,10 @@ load_filter(struct tfd_sock_filter *filter, size_t len)
 static int
 install_old_kernel_filter(void)
 {
-#ifdef AUDIT_ARCH_SELF
+#ifdef TFD_AUDIT_ARCH_SELF
 	struct tfd_sock_filter filter[] = {
 		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, arch)),
-		BPF_JUMP(TFD_BPF_JEQ_K, AUDIT_ARCH_SELF, 1, 0),
+		BPF_JUMP(TFD_BPF_JEQ_K, TFD_AUDIT_ARCH_SELF, 1, 0),
 		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
 		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr)),
 		BPF_JUMP(TFD_BPF_JEQ_K, TFD_NR_create, 0, 3),
@@ -86,10 +77,10 @@ install_old_kernel_filter(void)
 static int
 install_filter(int no_unshare)
 {
-#ifdef AUDIT_ARCH_SELF
+#ifdef TFD_AUDIT_ARCH_SELF
 	struct tfd_sock_filter filter[] = {
 		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, arch)),
-		BPF_JUMP(TFD_BPF_JEQ_K, AUDIT_ARCH_SELF, 1, 0),
+		BPF_JUMP(TFD_BPF_JEQ_K, TFD_AUDIT_ARCH_SELF, 1, 0),
 		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
 		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr)),
 		ENOSYS_FOR(TFD_NR_create),
@@ -112,59 +103,27 @@ install_filter(int no_unshare)
 
 /*
  * The basic Linux ABI (--basic-abi): what a user-mode Linux emulator or a library OS offers,
- * as an allowlist of x86_64 system calls (its numbers only: one arch, so one table).
+ * as an allowlist of this arch's system calls (tests/basic-abi.list).  The arches whose
+ * clone(2) takes its flags first and that the tests know a seccomp arch value for.
  */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define BASIC_ABI_ARCH TFD_AUDIT_ARCH_X86_64
-/* The youngest calls of the list, for C library headers older than them (syscall_64.tbl). */
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-#ifndef SYS_faccessat2
-#define SYS_faccessat2 439
-#endif
-#ifndef SYS_epoll_pwait2
-#define SYS_epoll_pwait2 441
-#endif
+#if defined(TFD_AUDIT_ARCH_SELF) && \
+	((defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__) || defined(__aarch64__) || defined(__arm__))
+#define BASIC_ABI_ARCH TFD_AUDIT_ARCH_SELF
 
 /*
- * Allowed whatever their arguments: files, sockets, processes, signals, memory, epoll and
- * futex; exit and the signal return, and the clock calls the vDSO may fall back to.  clone,
+ * Allowed whatever their arguments: every call of tests/basic-abi.list this arch has.  clone,
  * prctl, fcntl and pipe2 are allowed too, with their arguments checked (basic_abi_build()).
- * Not here, so ENOSYS: the timerfd calls, clone3, unshare, eventfd, signalfd, timer_create...
  */
 static const unsigned int basic_abi_calls[] = {
-	SYS_read, SYS_write, SYS_open, SYS_close, SYS_stat, SYS_fstat, SYS_lstat, SYS_poll,
-	SYS_lseek, SYS_mmap, SYS_mprotect, SYS_munmap, SYS_brk, SYS_rt_sigaction,
-	SYS_rt_sigprocmask, SYS_ioctl, SYS_pread64, SYS_pwrite64, SYS_readv, SYS_writev,
-	SYS_access, SYS_pipe, SYS_select, SYS_sched_yield, SYS_mremap, SYS_msync, SYS_madvise,
-	SYS_dup, SYS_dup2, SYS_pause, SYS_nanosleep, SYS_getitimer, SYS_alarm, SYS_setitimer,
-	SYS_getpid, SYS_sendfile, SYS_socket, SYS_connect, SYS_accept, SYS_sendto, SYS_recvfrom,
-	SYS_sendmsg, SYS_recvmsg, SYS_shutdown, SYS_bind, SYS_listen, SYS_getsockname,
-	SYS_getpeername, SYS_socketpair, SYS_setsockopt, SYS_getsockopt, SYS_fork, SYS_vfork,
-	SYS_execve, SYS_wait4, SYS_kill, SYS_uname, SYS_flock, SYS_fsync, SYS_fdatasync,
-	SYS_truncate, SYS_ftruncate, SYS_getcwd, SYS_chdir, SYS_fchdir, SYS_rename, SYS_mkdir,
-	SYS_rmdir, SYS_creat, SYS_link, SYS_unlink, SYS_symlink, SYS_readlink, SYS_chmod,
-	SYS_fchmod, SYS_chown, SYS_fchown, SYS_lchown, SYS_umask, SYS_gettimeofday,
-	SYS_getrlimit, SYS_getrusage, SYS_sysinfo, SYS_times, SYS_getuid, SYS_getgid,
-	SYS_setuid, SYS_setgid, SYS_geteuid, SYS_getegid, SYS_setpgid, SYS_getppid, SYS_getpgrp,
-	SYS_setsid, SYS_setreuid, SYS_setregid, SYS_getgroups, SYS_setgroups, SYS_setresuid,
-	SYS_getresuid, SYS_setresgid, SYS_getresgid, SYS_getpgid, SYS_getsid, SYS_rt_sigpending,
-	SYS_rt_sigsuspend, SYS_sigaltstack, SYS_utime, SYS_mknod, SYS_statfs, SYS_fstatfs,
-	SYS_getpriority, SYS_setpriority, SYS_sched_setparam, SYS_sched_getparam,
-	SYS_sched_setscheduler, SYS_sched_getscheduler, SYS_sched_get_priority_max,
-	SYS_sched_get_priority_min, SYS_arch_prctl, SYS_setrlimit, SYS_chroot, SYS_sync,
-	SYS_mount, SYS_gettid, SYS_tkill, SYS_futex, SYS_sched_setaffinity,
-	SYS_sched_getaffinity, SYS_epoll_create, SYS_getdents, SYS_set_tid_address,
-	SYS_fadvise64, SYS_clock_settime, SYS_clock_getres, SYS_clock_nanosleep, SYS_epoll_wait,
-	SYS_epoll_ctl, SYS_tgkill, SYS_utimes, SYS_openat, SYS_mkdirat, SYS_mknodat,
-	SYS_fchownat, SYS_futimesat, SYS_newfstatat, SYS_unlinkat, SYS_renameat, SYS_linkat,
-	SYS_symlinkat, SYS_readlinkat, SYS_fchmodat, SYS_faccessat, SYS_pselect6, SYS_ppoll,
-	SYS_set_robust_list, SYS_get_robust_list, SYS_utimensat, SYS_epoll_pwait, SYS_accept4,
-	SYS_epoll_create1, SYS_dup3, SYS_preadv, SYS_pwritev, SYS_recvmmsg, SYS_prlimit64,
-	SYS_sendmmsg, SYS_renameat2, SYS_getrandom, SYS_preadv2, SYS_pwritev2, SYS_close_range,
-	SYS_faccessat2, SYS_epoll_pwait2, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
-	SYS_restart_syscall, SYS_clock_gettime,
+#include "basic-abi-calls.h" /* made from tests/basic-abi.list */
+	/* Where there is no getdents (the generic ABI: aarch64), its 64-bit form is the one. */
+#if !defined(SYS_getdents) && defined(SYS_getdents64)
+	SYS_getdents64,
+#endif
+	/* arm's own call that its C libraries set the thread pointer with. */
+#ifdef __ARM_NR_set_tls
+	__ARM_NR_set_tls,
+#endif
 };
 
 /*
@@ -180,6 +139,9 @@ static const unsigned int basic_abi_clone_flags[] = {
 	0, /* musl's fork() where there is no SYS_fork: clone(SIGCHLD) */
 	BASIC_ABI_THREAD_FLAGS, /* glibc's pthread_create() (create_thread()) */
 	BASIC_ABI_THREAD_FLAGS | CLONE_DETACHED, /* musl's pthread_create() */
+#ifndef SYS_vfork
+	CLONE_VM | CLONE_VFORK, /* vfork() where there is no vfork system call (aarch64) */
+#endif
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -188,9 +150,25 @@ static const unsigned int basic_abi_clone_flags[] = {
 /* The low 32 bits of argument @i (little-endian), all a filter checks. */
 #define ARG_LOW(i) (offsetof(struct tfd_seccomp_data, args) + 8 * (i))
 
-/* The filter's length: the arch check, clone's, the three EINVAL checks, the list, the end. */
+/* EINVAL checks: prctl's, fcntl's (and fcntl64's), pipe2's. */
+#ifdef SYS_fcntl64
+#define BASIC_ABI_REFUSALS 4
+#else
+#define BASIC_ABI_REFUSALS 3
+#endif
+/* x86_64's x32 calls (bit 30 of the number): two instructions more. */
+#if defined(__x86_64__)
+#define BASIC_ABI_X32 2
+#else
+#define BASIC_ABI_X32 0
+#endif
+/*
+ * The filter's length: the arch check, clone's, the EINVAL checks, the emulator's answers
+ * (ioctl's, 5; read's, 7), the list, the end.
+ */
 #define BASIC_ABI_LEN \
-	(6 + (5 + NELEM(basic_abi_clone_flags)) + 3 * 5 + 2 * NELEM(basic_abi_calls) + 1)
+	(4 + BASIC_ABI_X32 + (5 + NELEM(basic_abi_clone_flags)) + BASIC_ABI_REFUSALS * 5 + \
+	 5 + 7 + 2 * NELEM(basic_abi_calls) + 1)
 struct basic_abi_filter {
 	struct tfd_sock_filter insn[BASIC_ABI_LEN];
 	size_t len;
@@ -224,18 +202,37 @@ refuse_value(struct basic_abi_filter *b, uint32_t nr, int arg, uint16_t test, ui
 	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
 }
 
+/*
+ * System call @nr: @err where argument @arg is NULL (both halves 0), else ALLOW.  Falls
+ * through to the next check for any other call.
+ */
+static void
+refuse_null(struct basic_abi_filter *b, uint32_t nr, int arg, int err)
+{
+	put(b, TFD_BPF_JEQ_K, nr, 0, 6);
+	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(arg), 0, 0);
+	put(b, TFD_BPF_JEQ_K, 0, 0, 3);
+	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(arg) + 4, 0, 0);
+	put(b, TFD_BPF_JEQ_K, 0, 0, 1);
+	put(b, TFD_BPF_RET_K, RET_ERRNO((uint32_t)err), 0, 0);
+	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
+}
+
 static void
 basic_abi_build(struct basic_abi_filter *b)
 {
 	size_t nclone = NELEM(basic_abi_clone_flags);
 
-	/* Another arch's calls (i386's int 0x80) and x32's (bit 30 of the number): ENOSYS. */
+	/* Another arch's calls (i386's int 0x80 on x86_64, arm's on arm64): ENOSYS. */
 	put(b, TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, arch), 0, 0);
 	put(b, TFD_BPF_JEQ_K, BASIC_ABI_ARCH, 1, 0);
 	put(b, TFD_BPF_RET_K, RET_ERRNO(ENOSYS), 0, 0);
 	put(b, TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, nr), 0, 0);
+#if defined(__x86_64__)
+	/* x32's calls (bit 30 of the number), which an x86_64 process may make: ENOSYS. */
 	put(b, TFD_BPF_JSET_K, 0x40000000, 0, 1);
 	put(b, TFD_BPF_RET_K, RET_ERRNO(ENOSYS), 0, 0);
+#endif
 
 	/* clone: (flags & ~CSIGNAL) one of basic_abi_clone_flags, else ENOSYS. */
 	put(b, TFD_BPF_JEQ_K, SYS_clone, 0, (uint8_t)(nclone + 4));
@@ -251,7 +248,18 @@ basic_abi_build(struct basic_abi_filter *b)
 	 */
 	refuse_value(b, SYS_prctl, 0, TFD_BPF_JEQ_K, PR_SET_TIMERSLACK);
 	refuse_value(b, SYS_fcntl, 1, TFD_BPF_JEQ_K, F_SETPIPE_SZ);
+#ifdef SYS_fcntl64
+	refuse_value(b, SYS_fcntl64, 1, TFD_BPF_JEQ_K, F_SETPIPE_SZ);
+#endif
 	refuse_value(b, SYS_pipe2, 1, TFD_BPF_JSET_K, O_DIRECT);
+	/*
+	 * Two answers a user-mode Linux emulator gave where Linux answers otherwise (both seen
+	 * under one): EINVAL, not ENOTTY, for an ioctl it does not know (TFD_IOC_SET_TICKS on
+	 * an emulated timer, a FIFO); EFAULT for read()'s NULL buffer before it looks for data
+	 * (Linux answers EAGAIN on an empty non-blocking pipe first).
+	 */
+	refuse_value(b, SYS_ioctl, 1, TFD_BPF_JEQ_K, (uint32_t)_IOW('T', 0, uint64_t));
+	refuse_null(b, SYS_read, 1, EFAULT);
 
 	/* The rest: one short jump past its ALLOW for each call of the list. */
 	for (size_t i = 0; i < NELEM(basic_abi_calls); i++) {
@@ -290,7 +298,7 @@ hide_proc(const char **why)
 	}
 	return 0;
 }
-#endif /* x86_64 */
+#endif /* BASIC_ABI_ARCH */
 
 /*
  * AddressSanitizer's runtime reads /proc/self/maps, and LeakSanitizer's stops the threads
@@ -337,16 +345,16 @@ run_basic_abi(char **argv)
 		return 77;
 	}
 	printf("enosys-launcher: basic Linux ABI installed: /proc hidden, %zu system calls "
-	       "allowed (clone, prctl, fcntl, pipe2 checked), every other one answers ENOSYS\n",
-	       NELEM(basic_abi_calls) + 4);
+	       "allowed (clone, prctl, fcntl, pipe2, ioctl, read checked), every other one answers ENOSYS\n",
+	       NELEM(basic_abi_calls) + 1 + BASIC_ABI_REFUSALS);
 	fflush(stdout);
 	execvp(argv[0], argv);
 	perror(argv[0]);
 	return 127;
 #else
 	(void)argv;
-	printf("enosys-launcher: the basic ABI's allowlist is of x86_64's system calls, and this "
-	       "is not native x86_64\n");
+	printf("enosys-launcher: the basic ABI is made for x86_64, i386, aarch64 and arm, and this "
+	       "is none of them\n");
 	return 77;
 #endif
 }

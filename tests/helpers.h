@@ -36,8 +36,17 @@
 /* Runs @fn in a child process of its own (which may close every descriptor, or hang: it
  * gets 20 s, scaled) and asserts that it exited with 0. */
 void in_child(void (*fn)(void));
+/* Runs @fn in a child process of its own (20 s, scaled, then SIGALRM) and gives its wait status. */
+int child_status(void (*fn)(void));
+/* in_child(), where @fn exits with 77 when the machine lacks what it needs: a skip, with @skip_reason. */
+void in_child_or_skip(void (*fn)(void), const char *skip_reason);
 /* In a child of in_child(), as root: no supplementary groups, then @uid as its uid and gid, for good. */
 void become_user(uid_t uid);
+/*
+ * Whether root can do become_user(@uid) here (tried in a child): false, with the call and its
+ * error in @why, where the platform refuses one (a user-mode Linux emulator refused setgroups).
+ */
+bool root_can_become(uid_t uid, char *why, size_t size);
 /* Descriptors open in this process, as a test harness counts them. */
 int open_fds(void);
 
@@ -63,16 +72,26 @@ int64_t scaled_ns(int64_t ns);
 int scaled_ms(int ms);
 /* Whether @fd becomes readable within @ms scaled (readable_within() for what must not). */
 bool becomes_readable(int fd, int ms);
+/*
+ * A count read from @fd once it is readable (within @ms scaled): 0 with *ticks set, or
+ * -errno.  On the emulation a non-blocking read right after poll() can find the FIFO
+ * empty while the server adds a new count to the waiting one (libtimerfd(7)): it waits
+ * and reads again then.  On the kernel, exactly one poll and one read.
+ */
+int read_ready_ticks(int fd, uint64_t *ticks, int ms);
 /* In a child that must never outlive the case: alarm() in @seconds scaled. */
 void child_alarm(unsigned seconds);
 /*
  * The machine's own wake-ups, measured beside a latency it bounds: a relay is a child
- * process that answers each byte sent to it 1 ms later, as the emulation's server delivers
- * an expiration (a wake-up at an instant in another process, then one in the reader).
- * relay_lateness_ns() is how long after that 1 ms its answer was readable, in one round.
+ * process that answers each round 1 ms later, as the emulation's server delivers an
+ * expiration after a settime: a FUTEX_WAKE across processes (the settime's poke; a user-mode
+ * Linux emulator delivered those up to 50 ms late), a wake-up at an instant in another
+ * process, then one in the reader (a pipe). relay_lateness_ns() is how long after that 1 ms
+ * its answer was readable, in one round.
  */
 struct relay {
-	int to, from;
+	uint32_t *word; /* MAP_SHARED: the round, bumped and woken */
+	int from;
 	pid_t pid;
 };
 void relay_start(struct relay *r);
@@ -97,5 +116,8 @@ void case_skipped(const char *what_and_why);
 int periodic_timer(int64_t ns, int flags);
 /* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
 int expired_timer(clockid_t clock, int flags);
+
+/* Whether /proc is there (the emulation finds a received timer's server through it). */
+bool proc_is_mounted(void);
 
 #endif /* TFD_TEST_HELPERS_H */

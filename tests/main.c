@@ -28,6 +28,8 @@ main(void)
 	suite_add_tcase(s, tcase_families());
 	suite_add_tcase(s, tcase_differences());
 	suite_add_tcase(s, tcase_clock_steps());
+	suite_add_tcase(s, tcase_access());
+	suite_add_tcase(s, tcase_server_life());
 
 	return run_suite(s);
 }

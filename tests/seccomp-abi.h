@@ -50,10 +50,24 @@ struct tfd_seccomp_data {
 #define TFD_SECCOMP_MODE_FILTER 2
 #define TFD_SECCOMP_RET_ALLOW 0x7fff0000u
 #define TFD_SECCOMP_RET_ERRNO 0x00050000u
+#define TFD_SECCOMP_RET_KILL_PROCESS 0x80000000u
 
 #define TFD_AUDIT_ARCH_X86_64 0xc000003eu
 #define TFD_AUDIT_ARCH_I386 0x40000003u
 #define TFD_AUDIT_ARCH_AARCH64 0xc00000b7u
 #define TFD_AUDIT_ARCH_ARM 0x40000028u
+
+/* This build's arch, where the tests know it (a filter checks it first). */
+#if defined(__x86_64__) && defined(__ILP32__)
+#define TFD_AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64 /* x32 shares it; its numbers carry bit 30 */
+#elif defined(__x86_64__)
+#define TFD_AUDIT_ARCH_SELF TFD_AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define TFD_AUDIT_ARCH_SELF TFD_AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define TFD_AUDIT_ARCH_SELF TFD_AUDIT_ARCH_AARCH64
+#elif defined(__arm__)
+#define TFD_AUDIT_ARCH_SELF TFD_AUDIT_ARCH_ARM
+#endif
 
 #endif /* TFD_TESTS_SECCOMP_ABI_H */

@@ -15,13 +15,21 @@ under_qemu(void)
 	return runner != NULL && strstr(runner, "qemu") != NULL;
 }
 
+bool
+under_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload != NULL && strstr(preload, "vgpreload") != NULL;
+}
+
 int
 slowness(void)
 {
 	const char *multiplier = getenv("CK_TIMEOUT_MULTIPLIER"), *wrapper = getenv("TEST_WRAPPER");
 	int m = multiplier ? atoi(multiplier) : 0;
 
-	if ((under_qemu() || (wrapper && *wrapper)) && m < 10)
+	if ((under_qemu() || under_valgrind() || (wrapper && *wrapper)) && m < 10)
 		m = 10;
 	return m > 1 ? m : 1;
 }

@@ -19,6 +19,8 @@ TCase *tcase_processes(void);
 TCase *tcase_families(void);
 TCase *tcase_differences(void);
 TCase *tcase_clock_steps(void);
+TCase *tcase_access(void);
+TCase *tcase_server_life(void);
 
 /* Runs @s verbosely (and frees it): EXIT_SUCCESS if every case passed. */
 int run_suite(Suite *s);

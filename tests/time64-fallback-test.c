@@ -42,11 +42,17 @@ __tfd_emu_gettime_after_its64(long r, int fd, struct tfd_itimerspec64 *curr_valu
 	return r;
 }
 
-/* The process itself, for the copies that check the caller's memory (emu/uaccess.c). */
+/*
+ * The process itself, for the copies that check the caller's memory (emu/uaccess.c); with
+ * copies_meet_no_process, none: process_vm_readv() then fails (ESRCH), as it fails where it
+ * is missing (ENOSYS), and the copies go through a pipe.
+ */
+static int copies_meet_no_process;
+
 pid_t
 __tfd_emu_pid(void)
 {
-	return getpid();
+	return copies_meet_no_process ? -1 : getpid();
 }
 
 /* The simulated kernel: one timer on fd 3, and whether it has the time64 calls. */
@@ -222,6 +228,31 @@ START_TEST(fallback_gives_efault_for_memory_the_kernel_could_not_touch)
 }
 END_TEST
 
+/*
+ * A call that succeeds leaves errno as it was, whatever failed on the way (the kernel's own
+ * calls set it only on failure): here the copies' process_vm_readv(), the first time and
+ * once it is known missing.
+ */
+START_TEST(a_successful_fallback_call_leaves_errno_alone)
+{
+	struct tfd_itimerspec64 its = its64(1, 2, 3, 4), old, cur;
+
+	copies_meet_no_process = 1;
+	for (int round = 0; round < 2; round++) {
+		errno = 1234;
+		ck_assert_int_eq(__tfd_settime64_entry(FAKE_FD, 0, &its, &old), 0);
+		ck_assert_int_eq(errno, 1234);
+		ck_assert_int_eq(__tfd_gettime64_entry(FAKE_FD, &cur), 0);
+		ck_assert_int_eq(errno, 1234);
+		ck_assert_int_eq(cur.it_value.tv_nsec, 2);
+	}
+	ck_assert_int_eq(calls[TFD_NR_settime], 2);
+	/* Failures set it, through the copies' pipe too. */
+	ck_assert_int_eq(__tfd_settime64_entry(FAKE_FD, 0, (void *)1, NULL), -1);
+	ck_assert_int_eq(errno, EFAULT);
+}
+END_TEST
+
 START_TEST(present_time64_calls_keep_the_kernel_errno_order)
 {
 	struct tfd_itimerspec64 its = its64(1, 0, 0, 0);
@@ -329,6 +360,7 @@ main(void)
 	tcase_add_test(tc, fallback_refuses_values_beyond_32_bits_with_eoverflow);
 	tcase_add_test(tc, fallback_keeps_the_kernel_errno_order);
 	tcase_add_test(tc, fallback_gives_efault_for_memory_the_kernel_could_not_touch);
+	tcase_add_test(tc, a_successful_fallback_call_leaves_errno_alone);
 	tcase_add_test(tc, present_time64_calls_keep_the_kernel_errno_order);
 	tcase_add_test(tc, threads_making_their_first_call_together_probe_once);
 	tcase_add_test(tc, a_signal_that_comes_during_the_probe_is_handled_after_it);

@@ -10,8 +10,12 @@
 #include <unistd.h>
 
 #include "emu/capability.h"
+#include "emu/checked.h"
+#include "emu/door.h"
 #include "emu/emu.h"
+#include "emu/family.h"
 #include "emu/fifo.h"
+#include "emu/process.h"
 #include "emu/timer.h"
 
 int __tfd_emu_used;
@@ -42,34 +46,31 @@ is_alarm(clockid_t clockid)
 	return clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM;
 }
 
-/* capable(CAP_WAKE_ALARM): the capability in this thread's effective set. */
-static bool
-may_wake_alarm(void)
-{
-	struct tfd_cap_header hdr = { .version = TFD_CAP_VERSION_3 };
-	struct tfd_cap_data data[2] = { 0 }; /* valgrind knows capget writes only data[0] */
-
-	if (syscall(SYS_capget, &hdr, data) != 0)
-		return false;
-	return data[TFD_CAP_WAKE_ALARM / 32].effective & (1u << (TFD_CAP_WAKE_ALARM % 32));
-}
-
 /* A spare taken from the server becomes the timer: the program's read end, or -errno. */
 static long
 make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int flags)
 {
-	long i = __tfd_server_take_spare(sh), fd;
 	struct tfd_slot *s;
+	long i, fd;
 
-	if (i < 0)
-		return i;
-	s = &sh->slots[i];
-	fd = __tfd_fifo_open_reader(sh, (uint32_t)i, flags);
-	if (fd < 0) {
+	/*
+	 * A spare whose name leads nowhere (ENOSYS) is given back and another taken: a cleaner
+	 * removed the directory, and the server, told by the give-back, makes it again with new
+	 * spares.  Bounded: where no name can ever lead to them (chroot(): libtimerfd(7)), ENOSYS.
+	 */
+	for (int tries = 0;; tries++) {
+		i = __tfd_server_take_spare(sh);
+		if (i < 0)
+			return i;
+		s = &sh->slots[i];
+		fd = __tfd_fifo_open_reader(sh, (uint32_t)i, flags);
+		if (fd >= 0)
+			break;
 		/* Given back: the server frees it. */
 		__atomic_store_n(&s->state, TFD_SLOT_GIVEN_BACK, __ATOMIC_SEQ_CST);
 		__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
-		return fd;
+		if (fd != -ENOSYS || tries == TFD_SPARES)
+			return fd;
 	}
 	/*
 	 * The slot is this create's alone until it is live: its lock is made the first time.
@@ -109,7 +110,7 @@ __tfd_emu_create(clockid_t clockid, int flags)
 	/* Same checks, same order as timerfd_create(2). */
 	if ((flags & ~(TFD_CLOEXEC | TFD_NONBLOCK)) || base_of(clockid, &base) < 0)
 		return -EINVAL;
-	if (is_alarm(clockid) && !may_wake_alarm())
+	if (is_alarm(clockid) && !__tfd_may_wake_alarm(0))
 		return -EPERM;
 	sh = __tfd_shared_init();
 	if (!sh)
@@ -125,21 +126,25 @@ __tfd_emu_create(clockid_t clockid, int flags)
 }
 
 long
-__tfd_emu_identify(int fd, uint64_t *ino)
+__tfd_emu_identify(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct tfd_shared *sh = __tfd_shared();
 	struct tfd_slot *s;
-	uint64_t dev;
 	long r;
 
-	if (!sh)
-		return fcntl(fd, F_GETFD) < 0 ? -EBADF : 0;
-	r = __tfd_fifo_identify(sh, fd, &dev, ino);
+	/* One look at the descriptor (fstat), as the kernel's fdget(): the rest uses what it saw. */
+	r = __tfd_fifo_identify(fd, dev, ino);
 	if (r <= 0)
 		return r;
-	s = __tfd_index_find(sh, dev, *ino);
+	s = sh && __tfd_fifo_dev_of_a_shard(sh, *dev) ? __tfd_index_find(sh, *dev, *ino) : NULL;
 	/* The slot's index + 1: a FIFO of the program's own on the same filesystem is no timer. */
-	return s ? (long)(s - sh->slots) + 1 : 0;
+	if (s)
+		return (long)(s - sh->slots) + 1;
+	/*
+	 * Maybe a timer of a family this process does not share, served behind a door: one this
+	 * process knows for that filesystem, or one /proc may name (door.c).
+	 */
+	return __tfd_door_may_serve(*dev) ? TFD_ID_DOOR : 0;
 }
 
 /* Slot @id - 1 locked if it is still the live timer @ino, else NULL (unlocked). */
@@ -155,18 +160,27 @@ lock_timer(struct tfd_shared *sh, long id, uint64_t ino, struct tfd_guard *g)
 	return NULL;
 }
 
+/* A process's drain: through a read end of its own, else by the server. */
+static int
+drain_here(uint32_t i, void *ctx)
+{
+	struct tfd_shared *sh = ctx;
+	int err = __tfd_fifo_drain(sh, i);
+
+	/* No descriptor for a momentary read end, the directory out of reach: the server. */
+	return err < 0 ? __tfd_server_drain(sh, i) : 0;
+}
+
 long
-__tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spec *new_value,
-		  struct tfd_spec *old_value)
+__tfd_emu_settime(int fd, long id, uint64_t dev, uint64_t ino, int flags,
+		  const struct tfd_spec *new_value, struct tfd_spec *old_value)
 {
 	struct tfd_shared *sh = __tfd_shared();
-	struct tfd_timer_state cur;
 	struct tfd_slot *s;
 	struct tfd_guard g;
 	struct tfd_spec old;
-	enum tfd_base base;
-	long err = 0;
-	int64_t now, due = INT64_MAX;
+	int64_t due;
+	long err;
 
 	/* The order of do_timerfd_settime(): EFAULT, EINVAL for flags and values, then the fd. */
 	if (!new_value)
@@ -175,61 +189,25 @@ __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spe
 		return -EINVAL;
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
+	if (id == TFD_ID_DOOR) {
+		struct tfd_door_req req = { .magic = TFD_DOOR_MAGIC, .op = TFD_DOOR_SETTIME,
+					    .flags = flags, .want_old = old_value != NULL,
+					    .spec = *new_value };
+
+		return __tfd_door_call(fd, dev, &req, old_value);
+	}
 	s = lock_timer(sh, id, ino, &g);
 	if (!s)
 		return TFD_EMU_NOT_OURS;
-	if (is_alarm(s->clockid) && !may_wake_alarm()) {
+	if (is_alarm(s->clockid) && !__tfd_may_wake_alarm(0)) {
 		__tfd_slot_unlock(s, &g);
 		return -EPERM;
 	}
-	base = (enum tfd_base)s->base;
 	__tfd_arming_begin(s);
-	/* An expired periodic timer is brought forward first; its ticks are about to be dropped. */
-	now = __tfd_base_now(base);
-	cur = s->st;
-	tfd_state_expire(&cur, now);
-	tfd_state_get(&cur, now, &old);
-	/*
-	 * Setting discards pending expirations: the next read waits for a new one.  Drained
-	 * before anything changes: if it cannot be, the timer stays as it was and the call
-	 * fails, rather than leave a stale count readable after it (libtimerfd(7)).
-	 */
-	if (s->maybe_counted) {
-		err = __tfd_fifo_drain(sh, (uint32_t)(id - 1), fd);
-		/* No descriptor for a momentary read end, the directory out of reach: the server. */
-		if (err < 0)
-			err = __tfd_server_drain(sh, (uint32_t)(id - 1));
-		if (err == 0)
-			s->maybe_counted = false;
-	}
-	if (err == 0) {
-		/* The kernel reports a clock set that cancelled the old setting, yet applies the new one. */
-		if (s->canceled)
-			err = -ECANCELED;
-		/*
-		 * A relative CLOCK_REALTIME arming runs on the monotonic clock, so that a set of
-		 * the realtime clock does not move it: hrtimer_init() turns relative realtime
-		 * timers monotonic, as POSIX asks (alarm timers keep their clock's base).
-		 */
-		enum tfd_base armed = base;
-
-		if (s->clockid == CLOCK_REALTIME)
-			armed = (flags & TFD_TIMER_ABSTIME) ? TFD_BASE_REALTIME : TFD_BASE_MONOTONIC;
-		if (armed != base) {
-			base = armed;
-			now = __tfd_base_now(base);
-			s->base = base;
-		}
-		tfd_state_arm(&s->st, new_value, flags & TFD_TIMER_ABSTIME, now);
-		s->fwd = s->st; /* nothing of the new setting delivered yet */
-		s->canceled = false;
-		/* Cancel-on-set needs an absolute timer on a realtime clock; otherwise it is dropped quietly. */
-		s->cancel_on_set = base == TFD_BASE_REALTIME && (flags & TFD_TIMER_ABSTIME) &&
-				   (flags & TFD_TIMER_CANCEL_ON_SET);
-		s->armed_offset = s->cancel_on_set ? __tfd_realtime_offset() : 0;
-		if (s->st.armed)
-			due = __tfd_server_due(base, s->st.expiry);
-	}
+	err = __tfd_slot_arm(s, (uint32_t)(id - 1), flags, new_value, &old, &due, drain_here, sh);
+	/* A realtime thread's timer is served at its priority (server.c, "realtime"). */
+	if (err == 0)
+		s->rt_prio = __tfd_rt_priority_arming(new_value, 0);
 	__tfd_arming_end(s);
 	__tfd_slot_unlock(s, &g);
 	/* Always: the server may have taken the timer off its queue while the arming was odd. */
@@ -250,12 +228,17 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 {
 	struct tfd_guard g;
 	struct tfd_slot *s = lock_timer(sh, id, ino, &g);
+	enum tfd_base base;
 	int64_t now;
 
 	if (!s)
 		return;
+	if (!tfd_checked_base(s, &base)) {
+		__tfd_slot_unlock(s, &g);
+		return;
+	}
 	__tfd_arming_begin(s);
-	now = __tfd_base_now((enum tfd_base)s->base);
+	now = __tfd_base_now(base);
 	if (s->fwd.armed && s->fwd.expiry <= now) {
 		struct tfd_timer_state fwd = s->fwd;
 		uint64_t n = tfd_state_expire(&fwd, now);
@@ -271,18 +254,25 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 
 /* @curr_value is ours; the caller copies it out after the fd lookup, as the kernel does. */
 long
-__tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value)
+__tfd_emu_gettime(int fd, long id, uint64_t dev, uint64_t ino, struct tfd_spec *curr_value)
 {
 	struct tfd_shared *sh = __tfd_shared();
 	struct tfd_arming a;
+	enum tfd_base base;
 	int64_t now;
 
 	if (id <= 0)
 		return id < 0 ? id : TFD_EMU_NOT_OURS;
+	if (id == TFD_ID_DOOR) {
+		struct tfd_door_req req = { .magic = TFD_DOOR_MAGIC, .op = TFD_DOOR_GETTIME };
+
+		return __tfd_door_call(fd, dev, &req, curr_value);
+	}
 	__tfd_arming_read(&sh->slots[id - 1], &a);
-	if (a.state != TFD_SLOT_LIVE || a.ino != ino)
+	/* The base indexes the clocks: checked as everything read from the mapping (checked.h). */
+	if (a.state != TFD_SLOT_LIVE || a.ino != ino || !tfd_checked_base_value(a.base, &base))
 		return TFD_EMU_NOT_OURS;
-	now = __tfd_base_now((enum tfd_base)a.base);
+	now = __tfd_base_now(base);
 	if (a.fwd.armed && a.fwd.expiry <= now)
 		catch_up(sh, id, ino);
 	/* Read, not changed: the time to the next expiry after now, from the clock. */

@@ -32,17 +32,22 @@ __tfd_emu_in_use(void)
 
 /* What the calls below return for a descriptor that is open but no emulated timer. */
 #define TFD_EMU_NOT_OURS 1
+/* What __tfd_emu_identify() says of a timer of another family's, served behind a door. */
+#define TFD_ID_DOOR (1L << 30)
 
-/* Whether @fd may be an emulated timer: 1 and its pipe's inode, 0 not one, -EBADF not open. */
-long __tfd_emu_identify(int fd, uint64_t *ino);
+/*
+ * Whether @fd may be an emulated timer: its slot's index + 1 (this process's family),
+ * TFD_ID_DOOR (maybe another's), 0 not one, -EBADF not open; its FIFO's @dev and @ino.
+ */
+long __tfd_emu_identify(int fd, uint64_t *dev, uint64_t *ino);
 /*
  * The three calls, kernel semantics and errno order, returning a value or
  * -errno; settime and gettime take what __tfd_emu_identify() said of @fd
  * (@id, @ino) and return TFD_EMU_NOT_OURS when it is no emulated timer.
  */
 long __tfd_emu_create(clockid_t clockid, int flags);
-long __tfd_emu_settime(int fd, long id, uint64_t ino, int flags, const struct tfd_spec *new_value,
-		       struct tfd_spec *old_value);
-long __tfd_emu_gettime(long id, uint64_t ino, struct tfd_spec *curr_value);
+long __tfd_emu_settime(int fd, long id, uint64_t dev, uint64_t ino, int flags,
+		       const struct tfd_spec *new_value, struct tfd_spec *old_value);
+long __tfd_emu_gettime(int fd, long id, uint64_t dev, uint64_t ino, struct tfd_spec *curr_value);
 
 #endif /* TFD_EMU_H */

@@ -84,9 +84,9 @@ not_ours(long r, bool only_ours)
 	{                                                                                  \
 		struct tfd_spec spec, old;                                                 \
 		type in, out;                                                              \
-		uint64_t ino = 0;                                                          \
+		uint64_t dev = 0, ino = 0;                                                 \
 		int saved_errno = errno;                                                   \
-		long r, id = __tfd_emu_identify(fd, &ino);                                 \
+		long r, id = __tfd_emu_identify(fd, &dev, &ino);                           \
 		bool readable;                                                             \
                                                                                            \
 		if (only_ours && id <= 0)                                                  \
@@ -97,7 +97,7 @@ not_ours(long r, bool only_ours)
 			memcpy(&in, new_value, sizeof(in));                                \
 		if (readable)                                                              \
 			from(&in, &spec);                                                  \
-		r = __tfd_emu_settime(fd, id, ino, flags, readable ? &spec : NULL,         \
+		r = __tfd_emu_settime(fd, id, dev, ino, flags, readable ? &spec : NULL,    \
 				      old_value ? &old : NULL);                            \
 		if (r == 0 && old_value && (r = to(&old, &out)) == 0)                      \
 			r = __tfd_copy_to_user(old_value, &out, sizeof(out));              \
@@ -109,11 +109,11 @@ not_ours(long r, bool only_ours)
 	{                                                                                  \
 		struct tfd_spec cur;                                                       \
 		type out;                                                                  \
-		uint64_t ino = 0;                                                          \
+		uint64_t dev = 0, ino = 0;                                                 \
 		int saved_errno = errno;                                                   \
-		long r, id = __tfd_emu_identify(fd, &ino);                                 \
+		long r, id = __tfd_emu_identify(fd, &dev, &ino);                           \
                                                                                            \
-		r = __tfd_emu_gettime(id, ino, &cur);                                      \
+		r = __tfd_emu_gettime(fd, id, dev, ino, &cur);                             \
                                                                                            \
 		if (r == 0 && (r = to(&cur, &out)) == 0)                                   \
 			r = __tfd_copy_to_user(curr_value, &out, sizeof(out));             \
@@ -138,7 +138,8 @@ not_ours(long r, bool only_ours)
 		if (r == -ENOSYS && __tfd_backend_switch_to_emulation())                   \
 			return settime_##suffix(fd, flags, new_value, old_value, false,    \
 						false);                                    \
-		if (!__tfd_emu_in_use())                                                   \
+		/* EINVAL: maybe a timer another process emulates (received, inherited). */ \
+		if (!__tfd_emu_in_use() && r != -EINVAL)                                   \
 			return r;                                                          \
 		e = settime_##suffix(fd, flags, new_value, old_value, true, r == -EINVAL); \
 		return e == TFD_EMU_NOT_OURS ? r : e;                                      \
@@ -149,7 +150,7 @@ not_ours(long r, bool only_ours)
                                                                                            \
 		if (r == -ENOSYS && __tfd_backend_switch_to_emulation())                   \
 			return gettime_##suffix(fd, curr_value, false);                    \
-		if (!__tfd_emu_in_use())                                                   \
+		if (!__tfd_emu_in_use() && r != -EINVAL)                                   \
 			return r;                                                          \
 		e = gettime_##suffix(fd, curr_value, true);                                \
 		return e == TFD_EMU_NOT_OURS ? r : e;                                      \

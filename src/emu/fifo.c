@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "emu/family.h"
 #include "emu/fifo.h"
 #include "emu/sys.h"
 #include "emu/timer.h"
@@ -45,42 +47,31 @@ name_with(const uint64_t secret[2], uint32_t i, uint32_t gen, char *buf)
 	return n;
 }
 
-/* Slot @i's name: in its shard's directory, with that shard's secret. */
+/* Slot @i's name in generation @gen, with its shard's secret (@nm: never in shared memory). */
 static size_t
-fifo_name(struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf)
+fifo_name(const struct tfd_names *nm, uint32_t i, uint32_t gen, char *buf)
 {
-	return name_with(tfd_shard_of(sh, i)->secret, i, gen, buf);
-}
-
-void
-__tfd_fifo_remove_dead(int dir, const uint64_t secret[2], struct tfd_shared *sh, uint32_t first,
-		       uint32_t n)
-{
-	char name[TFD_FIFO_NAME_MAX + 1];
-
-	for (uint32_t i = first; i < first + n; i++) {
-		name_with(secret, i, sh->slots[i].gen, name);
-		tfd_sys_unlinkat(dir, name, 0);
-	}
+	return name_with(nm->secret, i, gen, buf);
 }
 
 int
-__tfd_fifo_path(struct tfd_shared *sh, uint32_t i, uint32_t gen, char *buf, size_t size)
+__tfd_fifo_path(const struct tfd_names *nm, uint32_t i, uint32_t gen, char *buf, size_t size)
 {
-	const struct tfd_shard *srv = tfd_shard_of(sh, i);
-	size_t d = strnlen(srv->dir, sizeof(srv->dir));
+	size_t d;
 
-	if (d + 1 + TFD_FIFO_NAME_MAX + 1 > size)
+	if (!nm)
+		return -ENOSYS;
+	d = strnlen(nm->dir, sizeof(nm->dir));
+	if (d == 0 || d + 1 + TFD_FIFO_NAME_MAX + 1 > size)
 		return -ENAMETOOLONG;
-	memcpy(buf, srv->dir, d);
+	memcpy(buf, nm->dir, d);
 	buf[d] = '/';
-	fifo_name(sh, i, gen, buf + d + 1);
+	fifo_name(nm, i, gen, buf + d + 1);
 	return 0;
 }
 
-/* Whether @dev is where a shard's server makes its FIFOs. */
-static bool
-fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
+bool
+__tfd_fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
 {
 	for (int k = 0; k < TFD_SHARDS; k++)
 		if (__atomic_load_n(&sh->shards[k].fifo_dev[0], __ATOMIC_RELAXED) == (uint32_t)dev &&
@@ -90,28 +81,28 @@ fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
 }
 
 long
-__tfd_fifo_identify(struct tfd_shared *sh, int fd, uint64_t *dev, uint64_t *ino)
+__tfd_fifo_identify(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
 
 	/* Not open: EBADF; refused (a seccomp filter of the program's): its errno. */
 	if (fstat(fd, &st) < 0)
 		return errno == EBADF || errno == 0 ? -EBADF : -errno;
-	if (!S_ISFIFO(st.st_mode) || !sh || !fifo_dev_of_a_shard(sh, (uint64_t)st.st_dev))
+	if (!S_ISFIFO(st.st_mode))
 		return 0;
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
 	return 1;
 }
 
-/* Whether @fd is the FIFO of slot @s: every file the library opens by name is checked. */
+/* Whether @fd is the FIFO @dev/@ino: every file the library opens by name is checked. */
 static bool
-is_slot_fifo(int fd, const struct tfd_slot *s)
+is_fifo_at(int fd, uint64_t dev, uint64_t ino)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && (uint64_t)st.st_ino == s->ino &&
-	       (uint64_t)st.st_dev == s->dev;
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && (uint64_t)st.st_ino == ino &&
+	       (uint64_t)st.st_dev == dev;
 }
 
 /* A new read end of slot @i's FIFO, non-blocking, checked to be it: fd, or -errno. */
@@ -122,10 +113,14 @@ open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 	struct tfd_slot *s = &sh->slots[i];
 	int fd;
 
-	if (__tfd_fifo_path(sh, i, s->gen, path, sizeof(path)) < 0)
+	if (__tfd_fifo_path(__tfd_names(i / TFD_SHARD_SLOTS), i, s->gen, path, sizeof(path)) < 0)
 		return -ENOSYS;
-	/* Non-blocking: opening a FIFO for reading never waits, and neither do our reads. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra);
+	/*
+	 * Non-blocking: opening a FIFO for reading never waits, and neither do our reads.  No
+	 * link followed: the directory is the server's own (0711, a secret name), checked
+	 * before it was used; a link there would be no FIFO of ours.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | extra);
 	if (fd < 0) {
 		int err = errno;
 
@@ -136,7 +131,7 @@ open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 		return -ENOSYS;
 	}
 	/* A name can lead to another file (a mount namespace, a replaced directory): never hand it out. */
-	if (!is_slot_fifo(fd, s)) {
+	if (!is_fifo_at(fd, s->dev, s->ino)) {
 		close(fd);
 		return -ENOSYS;
 	}
@@ -169,18 +164,14 @@ empty(int fd)
 }
 
 int
-__tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int fd)
+__tfd_fifo_drain(struct tfd_shared *sh, uint32_t i)
 {
-	int queued = 0, fl, h, err;
+	int h, err;
 
-	if (ioctl(fd, FIONREAD, &queued) < 0)
-		return -errno;
-	if (queued == 0)
-		return 0;
-	/* Never block, and never touch the flags of the program's open file. */
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && (fl & O_NONBLOCK))
-		return empty(fd);
+	/*
+	 * Through a read end of our own, never the program's descriptor: its number may be
+	 * closed and reused meanwhile (by another thread), and its O_NONBLOCK cleared.
+	 */
 	h = open_checked(sh, i, O_CLOEXEC);
 	if (h < 0)
 		return h;
@@ -192,13 +183,13 @@ __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int fd)
 /* --- the server's side ------------------------------------------------------------- */
 
 int
-__tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+__tfd_fifo_make(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
 	char name[TFD_FIFO_NAME_MAX + 1];
 	struct stat st;
 	int err;
 
-	fifo_name(sh, i, sh->slots[i].gen, name);
+	fifo_name(nm, i, e->gen, name);
 	/* Mode 0666 (the server's umask is 0): a process that dropped privileges opens it too. */
 	if (tfd_sys_mknodat(dir, name, S_IFIFO | 0666) < 0)
 		return -errno;
@@ -207,7 +198,7 @@ __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends
 	e->w = e->r < 0 ? -1 : tfd_sys_openat(dir, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
 	if (e->w < 0 || fstat(e->w, &st) < 0) {
 		err = -errno;
-		__tfd_fifo_unmake(sh, dir, i, e);
+		__tfd_fifo_unmake(nm, dir, i, e);
 		return err;
 	}
 	e->dev = (uint64_t)st.st_dev;
@@ -223,11 +214,11 @@ __tfd_fifo_make(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends
 }
 
 void
-__tfd_fifo_unmake(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+__tfd_fifo_unmake(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
 	char name[TFD_FIFO_NAME_MAX + 1];
 
-	fifo_name(sh, i, sh->slots[i].gen, name);
+	fifo_name(nm, i, e->gen, name);
 	tfd_sys_unlinkat(dir, name, 0);
 	if (e->r >= 0)
 		tfd_sys_close(e->r);
@@ -254,41 +245,50 @@ readers_gone(int w)
 }
 
 /*
- * Slot @i's FIFO opened non-blocking with @mode: through the server's directory @dir by
- * its name, or (@dir AT_FDCWD, a process of the program's) by its whole path.
+ * Slot @i's FIFO opened non-blocking with @mode, never through a link: through the
+ * server's directory @dir by its name, or (@dir AT_FDCWD, a process of the program's) by
+ * its whole path.
  */
 static int
-open_by_name(struct tfd_shared *sh, int dir, uint32_t i, int mode,
+open_by_name(const struct tfd_names *nm, int dir, uint32_t i, uint32_t gen, int mode,
 	     char name[TFD_FIFO_PATH_MAX])
 {
 	if (dir != AT_FDCWD)
-		fifo_name(sh, i, sh->slots[i].gen, name);
-	else if (__tfd_fifo_path(sh, i, sh->slots[i].gen, name, TFD_FIFO_PATH_MAX) < 0)
+		fifo_name(nm, i, gen, name);
+	else if (__tfd_fifo_path(nm, i, gen, name, TFD_FIFO_PATH_MAX) < 0)
 		return -1;
-	return tfd_sys_openat(dir, name, mode | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+	return tfd_sys_openat(dir, name, mode | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0);
 }
 
 /* The read end kept while counts pile up, opened by name (checked) if there is none. */
 static void
-keep_reader(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+keep_reader(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
 	char name[TFD_FIFO_PATH_MAX];
 
 	if (e->h >= 0)
 		return;
-	e->h = open_by_name(sh, dir, i, O_RDONLY, name);
-	if (e->h >= 0 && !is_slot_fifo(e->h, &sh->slots[i])) {
+	e->h = open_by_name(nm, dir, i, e->gen, O_RDONLY, name);
+	/*
+	 * The name gone (a cleaner removed the directory): a read end of the same FIFO through
+	 * the server's own write end, where /proc is mounted (checked like any other).
+	 */
+	if (e->h < 0 && e->w >= 0) {
+		snprintf(name, TFD_FIFO_PATH_MAX, "/proc/self/fd/%d", e->w);
+		e->h = tfd_sys_openat(AT_FDCWD, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+	}
+	if (e->h >= 0 && !is_fifo_at(e->h, e->dev, e->ino)) {
 		tfd_sys_close(e->h);
 		e->h = -1;
 	}
 }
 
 int
-__tfd_fifo_empty(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e)
+__tfd_fifo_empty(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
 	uint64_t rest[8];
 
-	keep_reader(sh, dir, i, e);
+	keep_reader(nm, dir, i, e);
 	if (e->h < 0)
 		return -EMFILE;
 	while (tfd_sys_read(e->h, rest, sizeof(rest)) > 0)
@@ -305,17 +305,40 @@ put(struct tfd_fifo_ends *e, uint64_t n)
 	return errno == EPIPE ? -EPIPE : -EAGAIN;
 }
 
-int
-__tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends *e, uint64_t n)
+/* Stores the progress, writes the count; the progress goes back if the write fails. */
+static int
+commit_and_put(struct tfd_fifo_ends *e, uint64_t count, struct tfd_flight *f)
 {
-	uint64_t buf[8], count = 0;
+	struct tfd_timer_state before;
+	int err;
+
+	if (f->fwd) {
+		before = *f->fwd;
+		*f->fwd = f->next;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	err = put(e, count);
+	if (err && f->fwd)
+		*f->fwd = before;
+	__atomic_store_n(&f->slot, 0, __ATOMIC_RELEASE);
+	return err;
+}
+
+int
+__tfd_fifo_add(struct tfd_shared *sh, const struct tfd_names *nm, int dir, uint32_t i,
+	       struct tfd_fifo_ends *e, uint64_t n, struct tfd_flight *f)
+{
+	uint64_t buf[8] = { 0 }, count = 0;
 	int queued = 0, err;
 	ssize_t got, total = 0;
+	bool first = true;
 
 	__atomic_store_n(&sh->slots[i].maybe_counted, true, __ATOMIC_RELAXED);
+	memset(f->taken, 0, sizeof(f->taken));
+	__atomic_store_n(&f->slot, i + 1, __ATOMIC_RELEASE);
 	/* Nothing waits: one write is the whole delivery. */
 	if (tfd_sys_ioctl(e->w, FIONREAD, &queued) == 0 && queued == 0)
-		return put(e, n);
+		return commit_and_put(e, n, f);
 	/*
 	 * Something waits: take it out (the program may read it meanwhile: then it has it,
 	 * and we add to nothing), then put the sum in.  The read end for that is kept while
@@ -323,31 +346,41 @@ __tfd_fifo_add(struct tfd_shared *sh, int dir, uint32_t i, struct tfd_fifo_ends 
 	 * close by the program leaves a reader behind.  Never a reader for a FIFO the
 	 * program has closed: it would bring the timer back.
 	 */
-	if (e->h < 0 && readers_gone(e->w))
+	if (e->h < 0 && readers_gone(e->w)) {
+		__atomic_store_n(&f->slot, 0, __ATOMIC_RELEASE);
 		return -EPIPE;
-	keep_reader(sh, dir, i, e);
+	}
+	keep_reader(nm, dir, i, e);
 	/*
 	 * Nothing is written over what could not be taken out: bytes after bytes would make
 	 * every later read a wrong count.  The caller keeps the expirations and tries again.
 	 */
-	if (e->h < 0)
+	if (e->h < 0) {
+		__atomic_store_n(&f->slot, 0, __ATOMIC_RELEASE);
 		return -EAGAIN;
-	while ((got = tfd_sys_read(e->h, buf, sizeof(buf))) > 0) {
+	}
+	/* The first read goes where the twin sees it (one count, unless a write raced a read). */
+	while ((got = tfd_sys_read(e->h, first ? (void *)f->taken : (void *)buf, sizeof(buf))) > 0) {
+		const uint64_t *w = first ? f->taken : buf;
+
+		first = false;
 		total += got;
-		/* Whole counts are added up (one, unless a write raced a read). */
+		/* Whole counts are added up. */
 		if (got % (ssize_t)sizeof(count) == 0)
 			for (ssize_t k = 0; k < got / (ssize_t)sizeof(count); k++)
-				count = count + buf[k] < count ? UINT64_MAX : count + buf[k];
+				count = count + w[k] < count ? UINT64_MAX : count + w[k];
 	}
-	if (got < 0 && errno != EAGAIN)
+	if (got < 0 && errno != EAGAIN) {
+		__atomic_store_n(&f->slot, 0, __ATOMIC_RELEASE);
 		return -EAGAIN;
+	}
 	/*
 	 * What a read shorter than 8 bytes left of a count is dropped (libtimerfd(7)): the
 	 * rest of that count went to the program; the new expirations read as a whole one.
 	 */
 	if (total % (ssize_t)sizeof(count) != 0)
 		count = 0;
-	err = put(e, count + n < count ? UINT64_MAX : count + n);
+	err = commit_and_put(e, count + n < count ? UINT64_MAX : count + n, f);
 	/* 1: added to a count that waited unread (the server may then bring it up less often). */
 	return err == 0 && total > 0 ? 1 : err;
 }
@@ -356,18 +389,23 @@ int
 __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
 {
 	char path[TFD_FIFO_PATH_MAX];
-	struct tfd_fifo_ends e = { .r = -1, .w = -1, .h = -1 };
+	const struct tfd_names *nm = __tfd_names(i / TFD_SHARD_SLOTS);
+	struct tfd_slot *s = &sh->slots[i];
+	struct tfd_fifo_ends e = { .r = -1, .w = -1, .h = -1, .gen = s->gen, .dev = s->dev,
+				   .ino = s->ino };
+	/* The program's own flight: the caller stores its timer's progress, after. */
+	struct tfd_flight f = { .fwd = NULL };
 	int err;
 
 	/* A momentary write end: a FIFO with a reader opens for writing without waiting. */
-	e.w = open_by_name(sh, AT_FDCWD, i, O_WRONLY, path);
+	e.w = open_by_name(nm, AT_FDCWD, i, e.gen, O_WRONLY, path);
 	if (e.w < 0)
 		return -errno;
-	if (!is_slot_fifo(e.w, &sh->slots[i])) {
+	if (!is_fifo_at(e.w, e.dev, e.ino)) {
 		tfd_sys_close(e.w);
 		return -ENOSYS;
 	}
-	err = __tfd_fifo_add(sh, AT_FDCWD, i, &e, n);
+	err = __tfd_fifo_add(sh, nm, AT_FDCWD, i, &e, n, &f);
 	tfd_sys_close(e.w);
 	__tfd_fifo_let_go(&e);
 	return err < 0 ? err : 0;
@@ -385,4 +423,28 @@ bool
 __tfd_fifo_closed(const struct tfd_fifo_ends *e)
 {
 	return readers_gone(e->w);
+}
+
+int
+__tfd_fifo_check_ends(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
+{
+	char name[TFD_FIFO_PATH_MAX];
+
+	/* A number that is no longer this FIFO (another process's table, a half-made end) is forgotten. */
+	if (e->r >= 0 && !is_fifo_at(e->r, e->dev, e->ino))
+		e->r = -1;
+	if (e->h >= 0 && !is_fifo_at(e->h, e->dev, e->ino))
+		e->h = -1;
+	if (e->w >= 0 && is_fifo_at(e->w, e->dev, e->ino))
+		return 0;
+	/* Opened for writing without waiting only while it has a reader: ENXIO once it has none. */
+	e->w = open_by_name(nm, dir, i, e->gen, O_WRONLY, name);
+	if (e->w < 0)
+		return -errno;
+	if (!is_fifo_at(e->w, e->dev, e->ino)) {
+		tfd_sys_close(e->w);
+		e->w = -1;
+		return -ENOENT;
+	}
+	return 1;
 }

@@ -5,18 +5,26 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "emu/family.h"
 #include "emu/timer.h"
 
-/* Where the server may make its private directory, first to last, decided by the program. */
+/*
+ * Where the server may make its directory, first to last, decided by the process that
+ * starts it, and the secret of its FIFOs' names: on the starter's stack, copied by the
+ * clone, never in shared memory.
+ */
 struct tfd_server_start {
-	char candidates[4][sizeof(((struct tfd_shard *)0)->dir)];
+	char candidates[4][TFD_DIR_MAX];
 	int ncandidates;
-	/* A server of the shard that died: its directory, its FIFOs' secret, how many slots it used. */
+	uint64_t secret[2];
+	/* A server of the shard that died: its names (the starter's record) and how far it got. */
 	bool dead_before;
-	char dead_dir[sizeof(((struct tfd_shard *)0)->dir)];
-	uint64_t dead_secret[2];
+	struct tfd_names dead;
 	uint32_t dead_high_water;
+	/* The process that starts it, the only one that creates through it (its family is its own). */
+	pid_t creator;
 };
 
 /* Runs in the cloned server process of shard @shard; never returns. */

@@ -9,15 +9,27 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "emu/checked.h"
+#include "emu/family.h"
 #include "emu/sys.h"
 #include "emu/timer.h"
 
-static struct tfd_shared *shared;
-
-static size_t
-shared_size(void)
+size_t
+__tfd_shared_size(void)
 {
 	return offsetof(struct tfd_shared, slots) + (size_t)TFD_NSLOTS * sizeof(struct tfd_slot);
+}
+
+/*
+ * The mapping is this process's and its servers' alone: a fork()ed child does not get it
+ * (MADV_DONTFORK), so that a child which drops its privileges or runs other code cannot
+ * read, change or forge the timers (DESIGN.md, "The trust boundary").  Handed on only to
+ * the server's clone, for the instant of the clone (spawn.c).
+ */
+void
+__tfd_shared_fork_policy(struct tfd_shared *sh, bool hand_on)
+{
+	madvise(sh, __tfd_shared_size(), hand_on ? MADV_DOFORK : MADV_DONTFORK);
 }
 
 /* Robust: a process killed while it holds the lock does not stop the others. */
@@ -38,37 +50,35 @@ init_robust_shared(pthread_mutex_t *m)
 }
 
 /*
- * Mapped once and inherited by fork(): the mapping is the family's, and the
- * server, cloned from a process of it, shares it too.  No descriptor: nothing
- * in the program's table, nothing a close_range() can take away.
+ * Mapped once per process, shared with the servers cloned from it.  No descriptor:
+ * nothing in the program's table, nothing a close_range() can take away.
  */
 struct tfd_shared *
 __tfd_shared_init(void)
 {
-	struct tfd_shared *none = NULL, *p = __tfd_shared();
+	struct tfd_shared *won, *p = __tfd_shared();
 
 	if (p)
 		return p;
-	p = mmap(NULL, shared_size(), PROT_READ | PROT_WRITE,
+	p = mmap(NULL, __tfd_shared_size(), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL; /* ENOMEM this time; the next create tries again */
+	/*
+	 * At once: a fork() by another thread from here on hands it on no more.  Where the
+	 * kernel ignores the advice (qemu-user, some emulators), libtimerfd(7) says what follows.
+	 */
+	__tfd_shared_fork_policy(p, false);
 	for (int k = 0; k < TFD_SHARDS; k++)
 		init_robust_shared(&p->shards[k].spawn_lock);
 	p->nslots = TFD_NSLOTS;
 	/* Threads may race to make the first timer: one mapping wins. */
-	if (!__atomic_compare_exchange_n(&shared, &none, p, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		munmap(p, shared_size());
-		return none;
+	won = __tfd_family_adopt(p);
+	if (won != p) {
+		munmap(p, __tfd_shared_size());
+		return won;
 	}
 	return p;
-}
-
-struct tfd_shared *
-__tfd_shared(void)
-{
-	return __atomic_load_n(&shared, __ATOMIC_ACQUIRE);
 }
 
 void
@@ -100,12 +110,14 @@ __tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino)
 	for (uint32_t n = 0; n < TFD_NINDEX; n++, h = (h + 1) & (TFD_NINDEX - 1)) {
 		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE);
 		struct tfd_slot *s;
+		uint32_t i;
 
 		if (e == 0)
 			return NULL;
-		if (e == INDEX_TOMB || e > sh->nslots)
+		/* Bounded by this process's own constant, not by what shared memory says. */
+		if (e == INDEX_TOMB || !tfd_checked_slot(e, 0, TFD_NSLOTS, &i))
 			continue;
-		s = &sh->slots[e - 1];
+		s = &sh->slots[i];
 		/* A slot is the timer only while live with this FIFO (a slot is reused). */
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TFD_SLOT_LIVE && s->ino == ino &&
 		    s->dev == dev)
@@ -211,7 +223,27 @@ __tfd_arming_begin(struct tfd_slot *s)
 	struct tfd_shared *sh = __tfd_shared();
 	uint32_t b;
 
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_SEQ_CST);
+	/*
+	 * Even to odd by compare-and-swap: the server makes it odd for an instant too, when it
+	 * rearms the timer for a process that passed it a descriptor (door.c).
+	 */
+	for (int waits = 0;; waits++) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+
+		if (!(seq & 1) && __atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false,
+							     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			break;
+		if (!(seq & 1))
+			continue;
+		/* Bounded: a server killed in the middle left it odd. */
+		if (waits >= 1000 &&
+		    !__tfd_server_alive(tfd_shard_of(sh, (uint32_t)(s - sh->slots)))) {
+			__atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			continue;
+		}
+		tfd_sys_futex_wait(&s->seq, seq, 1000000);
+	}
 	while ((b = __atomic_load_n(&s->busy, __ATOMIC_SEQ_CST)) != 0) {
 		if (!(b & TFD_BUSY_WAITER) &&
 		    !__atomic_compare_exchange_n(&s->busy, &b, b | TFD_BUSY_WAITER, false,
@@ -230,7 +262,7 @@ void
 __tfd_arming_end(struct tfd_slot *s)
 {
 	/* No wake-up: a reader that found a change in progress looks again within 1 ms. */
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&s->seq, 1, __ATOMIC_RELEASE);
 }
 
 /*

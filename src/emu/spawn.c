@@ -17,7 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu/checked.h"
+#include "emu/door.h"
+#include "emu/family.h"
 #include "emu/fifo.h"
+#include "emu/process.h"
 #include "emu/server.h"
 #include "emu/sys.h"
 #include "emu/timer.h"
@@ -29,77 +33,6 @@
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
-
-/* The kernel's robust futex list ABI (include/uapi/linux/futex.h). */
-struct robust_list {
-	struct robust_list *next;
-};
-struct robust_list_head {
-	struct robust_list list;
-	long futex_offset;
-	struct robust_list *list_op_pending;
-};
-
-bool
-__tfd_server_alive(const struct tfd_shard *srv)
-{
-	uint32_t state = __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST);
-
-	/* A server killed (SIGKILL, the OOM killer) is marked by the kernel: robust list. */
-	return state != TFD_SERVER_NONE &&
-	       !(__atomic_load_n(&srv->server_tid, __ATOMIC_SEQ_CST) & TFD_OWNER_DIED);
-}
-
-/*
- * ThreadSanitizer's runtime, which the server's code calls into in a sanitizer build, is
- * made consistent in a child only by its own fork() interceptor (a raw clone may copy its
- * locks held by another thread): there, the C library's fork().
- */
-#if defined(__SANITIZE_THREAD__)
-#define TFD_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TFD_TSAN 1
-#endif
-#endif
-
-/*
- * A child of ours with no exit signal: the program gets no SIGCHLD for it and its
- * wait(-1) never reaps it (only __WCLONE/__WALL waits see such a child).  Not the C
- * library's fork(): that would run the program's pthread_atfork() handlers.  SPARC
- * returns the parent's pid to both sides of a raw clone: there the C library's _Fork()
- * (no handlers), whose child has the usual SIGCHLD.
- */
-#if !defined(TFD_TSAN) && !defined(__sparc__)
-static pid_t
-raw_clone(long flags)
-{
-#if defined(__s390__)
-	return (pid_t)syscall(SYS_clone, 0L, flags, 0L, 0L, 0L); /* (stack, flags, ...) */
-#else
-	return (pid_t)syscall(SYS_clone, flags, 0L, 0L, 0L, 0L);
-#endif
-}
-#endif
-
-static pid_t
-clone_quiet(void)
-{
-#if defined(TFD_TSAN)
-	return fork();
-#elif defined(__sparc__) && defined(HAVE__FORK)
-	return _Fork();
-#elif defined(__sparc__)
-	return fork();
-#else
-	pid_t pid = raw_clone(0); /* flags 0: exit signal 0 */
-
-	/* qemu-user takes a fork-like clone only with SIGCHLD: then one SIGCHLD it is. */
-	if (pid < 0 && errno == EINVAL)
-		pid = raw_clone(SIGCHLD);
-	return pid;
-#endif
-}
 
 /*
  * A resource limit through the kernel (prlimit64, every ABI): a C library's setrlimit() may
@@ -121,7 +54,7 @@ limit_set(int resource, const struct tfd_rlimit64 *rl)
 	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
 }
 
-/* The server's own descriptor table: nothing of the program's; 0-9 harmless (/dev/null). */
+/* The server's own descriptor table: nothing of the program's; 0-2 harmless (/dev/null). */
 static void
 own_table(void)
 {
@@ -139,8 +72,10 @@ own_table(void)
 	}
 	/*
 	 * Anything that writes to a fixed number (the dynamic loader's debug output, a C
-	 * library's message to fd 2) must never land in a timer: 0-9 are /dev/null, or
-	 * a pipe's read end (a write to it fails) where there is no /dev/null.
+	 * library's message to fd 2) must never land in a timer: the standard streams are
+	 * /dev/null, or a pipe's read end (a write to it fails) where there is no /dev/null.
+	 * No more than these three: where the hard limit is small (RLIMIT_NOFILE 12, and no
+	 * CAP_SYS_RESOURCE to raise it), every descriptor is a timer's.
 	 */
 	if (tfd_sys_openat(AT_FDCWD, "/dev/null", O_RDWR, 0) != 0) {
 		int p[2];
@@ -148,7 +83,7 @@ own_table(void)
 		if (syscall(SYS_pipe2, p, 0) == 0 && p[1] != 0)
 			tfd_sys_close(p[1]);
 	}
-	for (int fd = 1; fd < 10; fd++)
+	for (int fd = 1; fd < 3; fd++)
 		tfd_sys_fcntl(0, F_DUPFD, fd);
 	/*
 	 * As many timers as the limits allow: the server holds one write end each.  And
@@ -167,13 +102,18 @@ own_table(void)
 }
 
 /*
- * None of the program's handlers (their code and data are the program's, copied), every
- * signal's default action, and none blocked: a SIGTERM sent to it (systemd stopping the
- * service, kill -1) ends it as it would any process.  SIGPIPE is ignored: a write to a
- * FIFO whose reader is gone fails with EPIPE, which is how a closed timer is found.
+ * None of the program's handlers (their code and data are the program's, copied), and none
+ * blocked.  Every signal a process can be sent is ignored, as a kernel timer ignores them:
+ * a container's init or a shutdown helper that ends "the other processes" with kill(-1,
+ * SIGTERM) must not take the program's timers before the program handles its own SIGTERM
+ * (the server ends by itself once the program's descriptors are closed).  What a fault
+ * raises (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) keeps its default: ignored, it
+ * would run the faulting instruction again for ever.  SIGCHLD keeps its default too: the
+ * server waits for its twin.  SIGPIPE ignored is also how a closed timer is found (a write
+ * to a FIFO whose reader is gone fails with EPIPE).  SIGKILL and SIGSTOP cannot be ignored.
  */
 static void
-default_signals(void)
+quiet_signals(void)
 {
 	struct sigaction sa;
 	sigset_t none;
@@ -181,9 +121,17 @@ default_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	for (int sig = 1; sig < NSIG; sig++) {
 		/* musl locks for SIGABRT's disposition (a lock maybe copied held): it stays blocked. */
-		if (sig == SIGABRT)
+		if (sig == SIGABRT || sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		sa.sa_handler = sig == SIGPIPE ? SIG_IGN : SIG_DFL;
+		switch (sig) {
+		case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP: case SIGSYS:
+		case SIGCHLD:
+			sa.sa_handler = SIG_DFL;
+			break;
+		default:
+			sa.sa_handler = SIG_IGN;
+			break;
+		}
 		sigaction(sig, &sa, NULL);
 	}
 	sigemptyset(&none);
@@ -196,40 +144,40 @@ static void __attribute__((noreturn))
 server_process(struct tfd_shared *sh, int shard, const struct tfd_server_start *start)
 {
 	struct tfd_shard *srv = &sh->shards[shard];
-	static struct robust_list_head head;
-	static struct robust_list entry;
-	pid_t tid;
 
 	/* Out of the program's session and process group: kill(0, sig) and its terminal miss it. */
 	syscall(SYS_setsid);
-	default_signals();
+	quiet_signals();
 	own_table();
 	syscall(SYS_umask, 0); /* the FIFOs' and directory's modes as given */
 	syscall(SYS_chdir, "/");  /* no hold on the program's working directory */
 	syscall(SYS_prctl, PR_SET_NAME, "libtimerfd", 0, 0, 0);
+	/*
+	 * Never easier to look into than the program (ptrace, /proc/PID/fd, /proc/PID/mem):
+	 * the server holds every FIFO's write end, and the names of all of them.
+	 */
+	syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* At its death, however it dies, the kernel marks server_tid (FUTEX_OWNER_DIED). */
-	tid = (pid_t)syscall(SYS_gettid);
-	entry.next = &head.list;
-	head.list.next = &entry;
-	head.futex_offset = (long)((char *)&srv->server_tid - (char *)&entry);
-	head.list_op_pending = NULL; /* no lock being taken or let go */
-	syscall(SYS_set_robust_list, &head, sizeof(head));
-	__atomic_store_n(&srv->server_tid, (uint32_t)tid, __ATOMIC_SEQ_CST);
+	__tfd_robust_mark(&srv->server_tid);
 	__tfd_server_main(sh, shard, start);
 }
 
 /*
- * Whether every directory of @path lets anyone through (o+x): a process that drops its
- * privileges later must still reach the FIFOs (a private $TMPDIR, /tmp/user/0 of mode 0700
+ * Whether @path is a place for the server's directory: every directory on the way is owned
+ * by root or by this user, and one that others may write to has the sticky bit (as /tmp),
+ * so that nobody else can rename, replace or remove what we make there (ssh-agent and tmux
+ * check theirs so); and every one lets anyone through (o+x), so that a process that drops
+ * its privileges later still reaches the door (a private $TMPDIR, /tmp/user/0 of mode 0700
  * as pam_tmpdir makes, would not let it).
  */
 static bool
-searchable_by_all(const char *path)
+trusted_base(const char *path)
 {
-	char buf[sizeof(((struct tfd_shard *)0)->dir)];
+	char buf[TFD_DIR_MAX];
 	size_t n = strlen(path);
+	uid_t me = geteuid();
 
-	if (n >= sizeof(buf))
+	if (n >= sizeof(buf) || path[0] != '/')
 		return false;
 	memcpy(buf, path, n + 1);
 	while (n > 0) {
@@ -237,6 +185,10 @@ searchable_by_all(const char *path)
 
 		buf[n] = '\0';
 		if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_IXOTH))
+			return false;
+		if (st.st_uid != 0 && st.st_uid != me)
+			return false;
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
 			return false;
 		while (n > 0 && buf[n - 1] != '/')
 			n--;
@@ -281,24 +233,43 @@ choose_dirs(struct tfd_server_start *start)
 		char *c = start->candidates[start->ncandidates];
 		int n;
 
-		if (!bases[b] || bases[b][0] != '/' || !searchable_by_all(bases[b]))
+		if (!bases[b] || bases[b][0] != '/' || !trusted_base(bases[b]))
 			continue;
 		n = snprintf(c, sizeof(start->candidates[0]), "%s/.libtimerfd-%016llx", bases[b],
 			     (unsigned long long)r);
-		if (n > 0 && (size_t)n < sizeof(start->candidates[0]) - TFD_FIFO_NAME_MAX - 2)
+		if (n > 0 && (size_t)n + 1 + 32 + 1 + TFD_FIFO_NAME_MAX + 1 <= TFD_DIR_MAX)
 			start->ncandidates++;
 	}
 }
 
 static void
-new_secret(struct tfd_shard *srv)
+new_secret(uint64_t secret[2])
 {
-	if (syscall(SYS_getrandom, srv->secret, sizeof(srv->secret), 0) == sizeof(srv->secret))
+	if (syscall(SYS_getrandom, secret, 2 * sizeof(secret[0]), 0) == 2 * sizeof(secret[0]))
 		return;
 	/* No getrandom(): the clocks, the pid and an address; the directory's mode still hides it. */
-	srv->secret[0] ^= (uint64_t)__tfd_base_now(TFD_BASE_REALTIME) * 0x9e3779b97f4a7c15ULL;
-	srv->secret[1] ^= (uint64_t)__tfd_base_now(TFD_BASE_MONOTONIC) ^ (uint64_t)(uintptr_t)srv ^
-			  ((uint64_t)getpid() << 40);
+	secret[0] ^= (uint64_t)__tfd_base_now(TFD_BASE_REALTIME) * 0x9e3779b97f4a7c15ULL;
+	secret[1] ^= (uint64_t)__tfd_base_now(TFD_BASE_MONOTONIC) ^ (uint64_t)(uintptr_t)secret ^
+		     ((uint64_t)getpid() << 40);
+}
+
+/* The server of shard @k runs: its names become this process's, its door everyone's it forks. */
+static void
+record_started(struct tfd_shared *sh, int k, const struct tfd_server_start *start)
+{
+	struct tfd_names nm;
+	char door[TFD_DOOR_MAX];
+	int c;
+
+	/* From our own list: shared memory says which, never where. */
+	if (!tfd_checked_choice(__atomic_load_n(&sh->shards[k].dir_choice, __ATOMIC_ACQUIRE),
+				start->ncandidates, &c) ||
+	    __tfd_names_for(start->candidates[c], start->secret, &nm) < 0)
+		return;
+	__tfd_names_set((uint32_t)k, &nm);
+	if (__tfd_door_path(nm.dir, door, sizeof(door)))
+		__tfd_door_remember(door, (uint64_t)__atomic_load_n(&sh->shards[k].fifo_dev[0], __ATOMIC_ACQUIRE) |
+						  ((uint64_t)__atomic_load_n(&sh->shards[k].fifo_dev[1], __ATOMIC_ACQUIRE) << 32));
 }
 
 /* Waits for @word to move from @seq, for one slice at most. */
@@ -330,22 +301,31 @@ spawn(struct tfd_shared *sh, int k)
 	/* A server that died (killed) left its directory: the new one removes it. */
 	start.dead_before = __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) != TFD_SERVER_NONE;
 	if (start.dead_before) {
-		memcpy(start.dead_dir, srv->dir, sizeof(srv->dir));
-		memcpy(start.dead_secret, srv->secret, sizeof(srv->secret));
+		const struct tfd_names *dead = __tfd_names((uint32_t)k);
+
+		if (dead)
+			start.dead = *dead;
 		start.dead_high_water = __atomic_load_n(&srv->high_water, __ATOMIC_SEQ_CST);
 	}
 	choose_dirs(&start);
-	new_secret(srv);
+	new_secret(start.secret);
+	start.creator = getpid();
 	__atomic_store_n(&srv->server_err, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&srv->server_tid, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&srv->server, TFD_SERVER_STARTING, __ATOMIC_SEQ_CST);
-	/* Twice: the server is the child of a child that exits at once, so init adopts it. */
-	pid = clone_quiet();
+	/*
+	 * Twice: the server is the child of a child that exits at once, so init adopts it.
+	 * The mapping is handed on to this clone alone: a fork() by another thread meanwhile
+	 * gets it too (libtimerfd(7)).
+	 */
+	__tfd_shared_fork_policy(sh, true);
+	pid = __tfd_clone_quiet();
 	if (pid == 0) {
-		if (clone_quiet() == 0)
+		if (__tfd_clone_quiet() == 0)
 			server_process(sh, k, &start);
 		syscall(SYS_exit_group, 0);
 	}
+	__tfd_shared_fork_policy(sh, false);
 	if (pid < 0) {
 		__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
 		err = -ENOMEM; /* the kernel's create says so when it cannot allocate */
@@ -363,6 +343,8 @@ spawn(struct tfd_shared *sh, int k)
 	} else if (__atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) == TFD_SERVER_STARTING) {
 		__atomic_store_n(&srv->server, TFD_SERVER_NONE, __ATOMIC_SEQ_CST);
 		err = -ENOMEM;
+	} else {
+		record_started(sh, k, &start);
 	}
 out:
 	pthread_mutex_unlock(&srv->spawn_lock);
@@ -390,8 +372,13 @@ take_from(struct tfd_shared *sh, struct tfd_shard *srv)
 
 		if (e && __atomic_compare_exchange_n(&srv->spares[k], &e, 0, false, __ATOMIC_SEQ_CST,
 						     __ATOMIC_SEQ_CST)) {
-			__atomic_store_n(&sh->slots[e - 1].state, TFD_SLOT_TAKEN, __ATOMIC_SEQ_CST);
-			return e - 1;
+			uint32_t first = (uint32_t)(srv - sh->shards) * TFD_SHARD_SLOTS, i;
+
+			/* Bounded: an entry is a slot of this shard's range, or nothing. */
+			if (!tfd_checked_slot(e, first, TFD_SHARD_SLOTS, &i))
+				continue;
+			__atomic_store_n(&sh->slots[i].state, TFD_SLOT_TAKEN, __ATOMIC_SEQ_CST);
+			return i;
 		}
 	}
 	return -1;
@@ -417,6 +404,17 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 			if (r < 0)
 				return r;
 			continue;
+		}
+		/*
+		 * Started by another thread, which records its names once it runs (record_started()):
+		 * its spawn lock is held until then.
+		 */
+		if (!__tfd_names((uint32_t)k)) {
+			if (pthread_mutex_lock(&srv->spawn_lock) == EOWNERDEAD)
+				pthread_mutex_consistent(&srv->spawn_lock);
+			pthread_mutex_unlock(&srv->spawn_lock);
+			if (!__tfd_names((uint32_t)k))
+				return -ENOSYS;
 		}
 		i = take_from(sh, srv);
 		if (i >= 0)

@@ -72,6 +72,7 @@ struct tfd_slot {
 	 */
 	struct tfd_timer_state fwd;
 	int64_t armed_offset;      /* CLOCK_REALTIME - CLOCK_MONOTONIC when armed */
+	int32_t rt_prio;           /* SCHED_FIFO/SCHED_RR priority of the thread that armed it, or 0 */
 	pthread_mutex_t lock;      /* robust, process-shared: one change of the arming at a time */
 };
 
@@ -80,6 +81,9 @@ enum tfd_server_state { TFD_SERVER_NONE, TFD_SERVER_STARTING, TFD_SERVER_RUNNING
 
 /* The futex word the kernel sets when the server dies (robust list): FUTEX_OWNER_DIED. */
 #define TFD_OWNER_DIED 0x40000000u
+/* Its other bits (futex(2)): the thread id, and whether a waiter must be woken at the death. */
+#define TFD_TID_MASK 0x3fffffffu
+#define TFD_FUTEX_WAITERS 0x80000000u
 
 /*
  * A timer server and what it shares with the processes it serves.  A family has up to
@@ -144,11 +148,10 @@ struct tfd_shard {
 	uint32_t wake_seq;          /* bumped and woken: the server looks at the dirty slots */
 	uint32_t spare_seq;         /* bumped and woken by the server: spares made, or an error */
 	struct tfd_shared_ns sleeps_until; /* CLOCK_MONOTONIC ns the server sleeps until */
-	uint64_t secret[2];         /* in every FIFO's name: the directory is not listable */
+	uint32_t dir_choice;        /* which of the starter's candidate directories the server made */
 	/* The filesystem of the FIFOs (low, high 32 bits), set before the first spare is put out. */
 	uint32_t fifo_dev[2];
 	uint32_t high_water;        /* the range's first high_water slots were ever used */
-	char dir[240];              /* the server's private directory of FIFOs */
 	/* READY slots for creates to take (index + 1, 0: taken), refilled by the server. */
 	uint32_t spares[TFD_SPARES];
 	/* Slots of the range a process changed since the server looked (bit: slot - first). */
@@ -163,6 +166,17 @@ struct tfd_shared {
 	struct tfd_slot slots[];
 };
 
+/* Lock-free: whether the shard's server runs (a dead one is found through the robust futex). */
+static inline bool
+__tfd_server_alive(const struct tfd_shard *srv)
+{
+	uint32_t state = __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST);
+
+	/* A server killed (SIGKILL, the OOM killer) is marked by the kernel: robust list. */
+	return state != TFD_SERVER_NONE &&
+	       !(__atomic_load_n(&srv->server_tid, __ATOMIC_SEQ_CST) & TFD_OWNER_DIED);
+}
+
 /* The shard that serves slot @i. */
 static inline struct tfd_shard *
 tfd_shard_of(struct tfd_shared *sh, uint32_t i)
@@ -176,10 +190,11 @@ struct tfd_guard {
 	sigset_t mask;
 	int cancel;
 };
-/* Maps the shared state once per family: the mapping, or NULL (ENOMEM). */
+/* Maps this process's family's shared state once: the mapping, or NULL (ENOMEM). */
 struct tfd_shared *__tfd_shared_init(void);
-/* The mapping if this process (or a parent) made one, else NULL. */
-struct tfd_shared *__tfd_shared(void);
+/* The size of the mapping; and its range given to (or kept from) what this process forks. */
+size_t __tfd_shared_size(void);
+void __tfd_shared_fork_policy(struct tfd_shared *sh, bool hand_on);
 /* The live slot of the FIFO @dev/@ino, or NULL. */
 struct tfd_slot *__tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino);
 /* Server: records and forgets a slot's inode. */
@@ -210,12 +225,21 @@ struct tfd_arming {
 	struct tfd_timer_state st, fwd;
 };
 void __tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a);
+/*
+ * --- emu.c: settime's work on a slot, for a process of the family and for a server ----
+ * With the arming odd: sets slot @i as timerfd_settime() does, the old setting in @old,
+ * when the server must wake in @due; @drain empties its FIFO (0 or -errno: nothing changed).
+ */
+long __tfd_slot_arm(struct tfd_slot *s, uint32_t i, int flags, const struct tfd_spec *new_value,
+		    struct tfd_spec *old, int64_t *due, int (*drain)(uint32_t i, void *ctx), void *ctx);
+/* capable(CAP_WAKE_ALARM) for process @pid (0: the calling thread), as the kernel checks it. */
+bool __tfd_may_wake_alarm(pid_t pid);
+
 /* Tells the server that slot @i changed; wakes it if it sleeps past @due (monotonic ns). */
 void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
 
 /* --- spawn.c: how the server is made, found and ended ------------------------------ */
-/* Lock-free: whether the shard's server runs (a dead one is found through the robust futex). */
-bool __tfd_server_alive(const struct tfd_shard *srv);
+
 /*
  * A READY slot taken for a create (TAKEN), from the first shard whose server has one,
  * starting or waking servers as needed: index or -errno.

@@ -44,7 +44,7 @@ probe_with_pipe(void *dst, const void *src, size_t n, int to_user)
 }
 
 static long
-copy(void *dst, const void *src, size_t n, int to_user)
+checked_copy(void *dst, const void *src, size_t n, int to_user)
 {
 	struct iovec local = { to_user ? (void *)src : dst, n };
 	struct iovec remote = { to_user ? dst : (void *)src, n };
@@ -72,6 +72,21 @@ copy(void *dst, const void *src, size_t n, int to_user)
 		return -EFAULT;
 	memcpy(dst, src, n);
 	return 0;
+}
+
+/*
+ * Leaves errno as it found it, as every internal function does (the calls above may fail on
+ * the way to a success: process_vm_readv() missing, ENOSYS where the kernel was built
+ * without CONFIG_CROSS_MEMORY_ATTACH): the time64 fallback copies outside the emulation.
+ */
+static long
+copy(void *dst, const void *src, size_t n, int to_user)
+{
+	int saved_errno = errno;
+	long r = checked_copy(dst, src, n, to_user);
+
+	errno = saved_errno;
+	return r;
 }
 
 long

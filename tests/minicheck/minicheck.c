@@ -147,6 +147,12 @@ wait_with_timeout(pid_t pid, unsigned int timeout, int *status)
 		return 1;
 	}
 	*status = other;
+	/*
+	 * And what the test left in its process group (a child it stopped before an
+	 * assertion failed, holding timers and so their servers), as Check's killpg() after
+	 * every test: the servers have sessions of their own.
+	 */
+	kill(-pid, SIGKILL);
 	kill(watchdog, SIGKILL);
 	while (waitpid(watchdog, &other, 0) < 0)
 		;

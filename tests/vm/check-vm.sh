@@ -3,24 +3,35 @@
 # Description: runs the test programs, statically linked, on Debian's own kernels booted under
 # qemu-system (TCG: no KVM assumed), with an initramfs of the programs and tests/vm/init.c:
 #   x86_64 kernel: i386 programs (glibc, musl) through the kernel's vDSO, and the clock-step cases;
-#   arm64 kernel:  the arm64 and armhf suites, with the cases that qemu-user cannot run.
+#   arm64 kernel:  the arm64 and armhf suites, with the cases that qemu-user cannot run;
+#   a kernel built without timerfd (tinyconfig, tests/vm/build-kernel.sh): the x86_64 (glibc,
+#   musl) and i686 programs with no backend chosen, so the library meets ENOSYS by itself.
 # Usage: check-vm.sh SRCDIR [check|bench]
 #   SRCDIR: an unconfigured source tree with configure (make distdir); works under ./vm-build.
 #   bench: only the i686 call-overhead comparison against glibc, in an x86_64 guest (check
 #   runs it too, after the suites, in a guest that runs nothing else).
-#   VM_GUESTS="x86_64 aarch64" limits the guests; VM_ONLY=REGEX the programs run (by label);
+#   VM_GUESTS="x86_64 aarch64 notimerfd" limits the guests; VM_ONLY=REGEX the programs run (by label);
 #   VM_KERNELS: where Debian's packages are kept once downloaded.
-# Kernels come from Debian's archive (apt-get download linux-image-cloud-ARCH), nothing else.
+# Kernels come from Debian's archive (apt-get download linux-image-cloud-ARCH), nothing else;
+# the one without timerfd is built from Debian's linux-source-6.1, once per machine.
 set -uo pipefail
 srcdir=$(cd "${1:-.}" && pwd)
 mode=${2:-check}
 root=$PWD/vm-build
 kernels=${VM_KERNELS:-$root/kernels}
-guests=${VM_GUESTS:-x86_64 aarch64}
+guests=${VM_GUESTS:-x86_64 aarch64 notimerfd}
 mkdir -p "$root" "$kernels"
 # The test programs of the suite that run on their own (the .sh wrappers are spelled out in plans).
-programs="tests/timerfd-test tests/enosys-launcher tests/emulation-test tests/emulation-10000-timers
-	tests/time64-fallback-test tests/timer-state-test tests/kernel-entry-test"
+# Those run once each (no backend of their own to choose): one plan line per build.
+own_programs="kernel-entry-test emulation-test emulation-10000-timers time64-fallback-test
+	timer-state-test syscall-list-test"
+# What the guest without timerfd runs: the programs whose result depends on the kernel
+# (time64-fallback-test fakes its system calls, timer-state-test is the pure state machine,
+# kernel-entry-test is i386's vDSO: they run natively and in the Debian guests).
+notimerfd_programs="timerfd-test timerfd-test-time64 emulation-test emulation-10000-timers
+	syscall-list-test"
+# shellcheck disable=SC2086 # a list of program names
+programs="tests/timerfd-test tests/enosys-launcher tests/basic-abi-launcher-test $(printf 'tests/%s ' $own_programs)"
 
 fail() {
 	echo "check-vm: $*" >&2
@@ -58,9 +69,13 @@ configure_target() {
 		>configure.out 2>&1) || fail "$name: configure failed (see $dir/configure.out)"
 }
 
-# Configures and builds the test programs for one target, statically linked.
+# Configures and builds the test programs for one target, statically linked (once a run:
+# two guests can run one build).
+built=" "
 build_target() {
 	local dir=$root/$1 extra=
+	[[ $built == *" $1 "* ]] && return 0
+	built="$built$1 "
 	configure_target "$@"
 	grep -q '^time64_entry_points = yes' "$dir/Makefile" && extra=tests/timerfd-test-time64
 	# shellcheck disable=SC2086 # lists of make targets
@@ -85,16 +100,52 @@ copy_libs() {
 	done
 }
 
+# The Debian arch of build @name's programs.
+build_debarch() {
+	case $1 in
+	i686-*) echo i386 ;;
+	x86_64-*) echo amd64 ;;
+	aarch64-*) echo arm64 ;;
+	armhf-*) echo armhf ;;
+	esac
+}
+
+# What a plan line of build @name starts with: /bin/sh becomes the busybox of its arch, so
+# that a shell it spawns is of its arch (tests/vm/init.c).
+sh_of() {
+	echo "CHECK_VM_SH=/bin/busybox.$(build_debarch "$1")"
+}
+
 # One suite run per backend: K the kernel, E the emulation under the launcher's ENOSYS filter.
 suite_lines() {
-	local name=$1 prog
+	local name=$1 prog sh
+	sh=$(sh_of "$name")
 	for prog in timerfd-test timerfd-test-time64; do
 		[ -x "$root/$name/tests/$prog" ] || continue
-		printf '%s/kernel/%s\t/%s/%s\n' "$name" "$prog" "$name" "$prog"
-		printf '%s/emulation/%s\t/%s/enosys-launcher /%s/%s\n' "$name" "$prog" "$name" "$name" "$prog"
+		printf '%s/kernel/%s\t%s /%s/%s\n' "$name" "$prog" "$sh" "$name" "$prog"
+		printf '%s/emulation/%s\t%s /%s/enosys-launcher /%s/%s\n' "$name" "$prog" "$sh" "$name" "$name" "$prog"
 	done
-	for prog in kernel-entry-test emulation-test emulation-10000-timers time64-fallback-test timer-state-test; do
-		printf '%s/-/%s\t/%s/%s\n' "$name" "$prog" "$name" "$prog"
+	for prog in $own_programs; do
+		printf '%s/-/%s\t%s /%s/%s\n' "$name" "$prog" "$sh" "$name" "$prog"
+	done
+	# The basic ABI (a user-mode Linux's, a library OS's): what the launcher gives, checked
+	# from inside; then the suite in it (the build's timerfd-test is the minicheck one).
+	printf '%s/-/basic-abi-launcher-test\t%s /%s/enosys-launcher --basic-abi /%s/basic-abi-launcher-test\n' \
+		"$name" "$sh" "$name" "$name"
+	printf '%s/basic-abi/timerfd-test\t%s /%s/enosys-launcher --basic-abi /%s/timerfd-test\n' \
+		"$name" "$sh" "$name" "$name"
+}
+
+# The runs on the kernel without timerfd: each program once, no launcher and no backend chosen
+# (the library must find ENOSYS by itself), under the label NAME/notimerfd/PROGRAM.
+notimerfd_lines() {
+	local name=$1 prog args
+	for prog in $notimerfd_programs; do
+		[ -x "$root/$name/tests/$prog" ] || continue
+		# Its filters need seccomp, which that kernel lacks: the workload alone.
+		args=
+		[ "$prog" = syscall-list-test ] && args=" nofilter"
+		printf '%s/notimerfd/%s\t%s /%s/%s%s\n' "$name" "$prog" "$(sh_of "$name")" "$name" "$prog" "$args"
 	done
 }
 
@@ -105,6 +156,12 @@ make_tree() {
 	shift 4
 	rm -rf "$tree" && mkdir -p "$tree/proc" "$tree/sys" "$tree/dev" "$tree/tmp" "$tree/bin"
 	cp "$kernels/busybox-static-$arch/bin/busybox" "$tree/bin/busybox" && ln -s busybox "$tree/bin/sh"
+	# And each build's own (its plan lines point /bin/sh at it).
+	for name in "$@"; do
+		p=$(build_debarch "$name")
+		fetch_deb busybox-static "$p" "$kernels/busybox-static-$p" || exit 1
+		cp "$kernels/busybox-static-$p/bin/busybox" "$tree/bin/busybox.$p"
+	done
 	$init_cc -static -O2 -Wall -o "$tree/init" "$srcdir/tests/vm/init.c" || fail "cannot build init with $init_cc"
 	for name in "$@"; do
 		mkdir -p "$tree/$name"
@@ -144,7 +201,7 @@ guest_of() {
 
 # Reads a guest's console log: one result line per program; adds to the totals.
 report() {
-	local log=$1 guest label status seconds result want p f s out
+	local log=$1 guest label status seconds result want p f s out left
 	guest=$(guest_of "$log")
 	[ -n "$guest" ] || { tail -n 30 "$log"; echo "check-vm: the guest never started (see $log)"; total_f=$((total_f + 1)); return; }
 	grep -q '^check-vm: done$' "$log" || { tail -n 30 "$log"; echo "check-vm: the guest stopped before its plan's end (see $log)"; total_f=$((total_f + 1)); }
@@ -163,6 +220,41 @@ report() {
 			"$(describe "$label")" "$p" "$f" "$s" "$seconds" "$([ "$status" = timeout ] && echo ', timed out')"
 		total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 	done < <(sed -n 's/^check-vm: exit \(.*\) \([^ ]*\) after \([0-9]*\) s$/\1 \2 \3/p' "$log")
+	# Servers or directories a program left behind (tests/vm/init.c waits 30 s for them).
+	# Directories left with no server are a failure. A server left running (with its
+	# directory) is a known failure (automake's XFAIL), counted apart: after
+	# a_cleaner_that_removes_the_directory..., in some runs, the server of the remade
+	# directory never ends (it keeps a read end of a timer whose write end it lost). When
+	# that is fixed, the count goes to 0.
+	left=$(grep '^check-vm: left by ' "$log" | grep -c ': 0 timer servers running,')
+	if [ "$left" -ne 0 ]; then
+		grep '^check-vm: left by ' "$log" | grep ': 0 timer servers running,'
+		total_f=$((total_f + left))
+	fi
+	left=$(grep '^check-vm: left by ' "$log" | grep -vc ': 0 timer servers running,')
+	if [ "$left" -ne 0 ]; then
+		grep '^check-vm: left by ' "$log" | grep -v ': 0 timer servers running,' | sed 's/$/ (known failure)/'
+		total_x=$((total_x + left))
+	fi
+}
+
+# The qemu-system-ARCH that boots @guest.
+qemu_arch() {
+	case $1 in notimerfd) echo x86_64 ;; *) echo "$1" ;; esac
+}
+
+# The guest without timerfd proves it first: its kernel answered the raw timerfd_create
+# system call (made by /init, no library) with ENOSYS.
+raw_call_report() {
+	local log=$1 answer
+	answer=$(sed -n 's/^check-vm: raw timerfd_create: //p' "$log" | head -n 1)
+	if [ "$answer" = "Function not implemented" ]; then
+		echo "check-vm: linux $(guest_of "$log") (built without CONFIG_TIMERFD): the raw timerfd_create system call answers ENOSYS"
+		total_p=$((total_p + 1))
+	else
+		echo "check-vm: linux $(guest_of "$log"): the raw timerfd_create system call gave ${answer:-nothing}, want ENOSYS"
+		total_f=$((total_f + 1))
+	fi
 }
 
 # The i686 comparison's lines (ours, glibc's, their ratio), for make bench.
@@ -182,33 +274,85 @@ describe() {
 	case $backend in
 	kernel) backend=", kernel backend" ;;
 	emulation) backend=", emulation (ENOSYS filter)" ;;
+	basic-abi) backend=", emulation (basic ABI: /proc hidden, an allowlist of calls)" ;;
+	notimerfd) backend=", kernel without timerfd (no backend chosen)" ;;
 	*) backend= ;;
 	esac
 	echo "${target%%-*} programs, ${target#*-}$backend: $prog"
 }
 
-# Prepares guest @guest with @plan's lines: builds, the root tree, the initramfs; prints the kernel.
-prepare() {
-	local guest=$1 kernel
-	case $guest in
-	x86_64)
-		kernel=$(fetch_kernel amd64) || exit 1
-		build_target i686-glibc i686-linux-gnu i686-linux-gnu-gcc
+# Whether build @name has a plan line VM_ONLY selects (all do without it) in guest @guest:
+# else it is not built for that guest.
+wanted() {
+	local name=$1 guest=$2 prog
+	[ -z "${VM_ONLY:-}" ] && return 0
+	if [ "$guest" = notimerfd ]; then
+		for prog in $notimerfd_programs; do
+			printf '%s/notimerfd/%s\n' "$name" "$prog"
+		done
+	else
+		for prog in timerfd-test timerfd-test-time64 basic-abi-launcher-test $own_programs; do
+			printf '%s/%s/%s\n' "$name" kernel "$prog" "$name" emulation "$prog" \
+				"$name" basic-abi "$prog" "$name" - "$prog"
+		done
+	fi | grep -qE "$VM_ONLY"
+}
+
+# The builds each guest runs: the x86_64 kernel runs i386 programs through its vDSO; the arm64
+# kernel runs 32-bit ARM programs too (COMPAT, with a vDSO).
+guest_builds() {
+	case $1 in
+	x86_64) echo i686-glibc i686-musl ;;
+	aarch64) echo aarch64-glibc armhf-glibc ;;
+	notimerfd) echo x86_64-glibc x86_64-musl i686-glibc ;;
+	*) fail "unknown guest $1 (x86_64, aarch64, notimerfd)" ;;
+	esac
+}
+
+# A build's host triplet and compiler.
+build_spec() {
+	case $1 in
+	i686-glibc) echo i686-linux-gnu i686-linux-gnu-gcc ;;
+	i686-musl)
 		[ -f /usr/lib/i386-linux-musl/musl-gcc.specs ] || fail "no musl for i386 here (musl-dev:i386)"
-		build_target i686-musl i686-linux-musl "$srcdir/tests/cross/i686-linux-musl-gcc"
-		{ suite_lines i686-glibc; suite_lines i686-musl; } >"$root/$guest.plan"
-		make_tree "${CC_FOR_VM:-cc}" amd64 "$root/$guest.plan" "$root/$guest.root" i686-glibc i686-musl
+		echo i686-linux-musl "$srcdir/tests/cross/i686-linux-musl-gcc"
 		;;
+	aarch64-glibc) echo aarch64-linux-gnu aarch64-linux-gnu-gcc ;;
+	armhf-glibc) echo arm-linux-gnueabihf arm-linux-gnueabihf-gcc ;;
+	x86_64-glibc) echo x86_64-linux-gnu gcc ;;
+	x86_64-musl) echo x86_64-linux-musl musl-gcc ;;
+	esac
+}
+
+# Prepares guest @guest: builds, the plan, the root tree, the initramfs, the kernel. Returns 2
+# (nothing done) when VM_ONLY selects none of its programs.
+prepare() {
+	local guest=$1 kernel names= name spec debian_arch=amd64 init_cc=${CC_FOR_VM:-cc}
+	for name in $(guest_builds "$guest"); do
+		if wanted "$name" "$guest"; then names="$names $name"; fi
+	done
+	[ -n "$names" ] || return 2
+	for name in $names; do
+		spec=$(build_spec "$name") || exit 1
+		# shellcheck disable=SC2086 # the host triplet and the compiler
+		build_target "$name" $spec
+	done
+	case $guest in
+	x86_64) kernel=$(fetch_kernel amd64) || exit 1 ;;
 	aarch64)
 		kernel=$(fetch_kernel arm64) || exit 1
-		build_target aarch64-glibc aarch64-linux-gnu aarch64-linux-gnu-gcc
-		# 32-bit ARM programs too: the arm64 kernel runs them (COMPAT, with a vDSO).
-		build_target armhf-glibc arm-linux-gnueabihf arm-linux-gnueabihf-gcc
-		{ suite_lines aarch64-glibc; suite_lines armhf-glibc; } >"$root/$guest.plan"
-		make_tree aarch64-linux-gnu-gcc arm64 "$root/$guest.plan" "$root/$guest.root" aarch64-glibc armhf-glibc
+		debian_arch=arm64 init_cc=aarch64-linux-gnu-gcc
 		;;
-	*) fail "unknown guest $guest (x86_64, aarch64)" ;;
+	notimerfd)
+		kernel=$("$srcdir/tests/vm/build-kernel.sh" "$srcdir/tests/vm/notimerfd.config") || exit 1
+		fetch_deb busybox-static amd64 "$kernels/busybox-static-amd64" || exit 1
+		;;
 	esac
+	for name in $names; do
+		if [ "$guest" = notimerfd ]; then notimerfd_lines "$name"; else suite_lines "$name"; fi
+	done >"$root/$guest.plan"
+	# shellcheck disable=SC2086 # a list of build names
+	make_tree "$init_cc" "$debian_arch" "$root/$guest.plan" "$root/$guest.root" $names
 	if [ -n "${VM_ONLY:-}" ]; then
 		grep -E "$VM_ONLY" "$root/$guest.root/plan" >"$root/$guest.root/plan.only"
 		mv "$root/$guest.root/plan.only" "$root/$guest.root/plan"
@@ -233,22 +377,31 @@ bench() {
 	bench_report "$root/bench.log"
 }
 
-total_p=0 total_f=0 total_s=0
+total_p=0 total_f=0 total_s=0 total_x=0
 expected=$(cat "$srcdir"/tests/case-*.c | grep -c '^START_TEST(')
 if [ "$mode" = bench ]; then
 	bench
 	exit
 fi
+active=
 for guest in $guests; do
-	prepare "$guest" || exit 1
+	status=0
+	prepare "$guest" || status=$?
+	case $status in
+	0) active="$active $guest" ;;
+	2) echo "check-vm: VM_ONLY selects nothing for the $guest guest" ;;
+	*) exit 1 ;;
+	esac
 done
 # One guest after the other: side by side they gained a minute in ten on two cores, and
 # made the emulated CPUs slow enough to fail liveness bounds.
-for guest in $guests; do
-	echo "check-vm: booting $(basename "$(cat "$root/$guest.kernel")") on qemu-system-$guest (TCG)"
+rm -f "$root"/*.log.*
+for guest in $active; do
+	echo "check-vm: booting $(basename "$(cat "$root/$guest.kernel")") on qemu-system-$(qemu_arch "$guest") (TCG)"
 	start=$SECONDS
-	boot "$guest" "$(cat "$root/$guest.kernel")" "$root/$guest.cpio.gz" "$root/$guest.log"
+	boot "$(qemu_arch "$guest")" "$(cat "$root/$guest.kernel")" "$root/$guest.cpio.gz" "$root/$guest.log"
 	echo "check-vm: the $guest guest ran $((SECONDS - start)) s"
+	[ "$guest" = notimerfd ] && raw_call_report "$root/$guest.log"
 	report "$root/$guest.log"
 done
 if [[ " $guests " == *" x86_64 "* ]] && [ -z "${VM_ONLY:-}" ]; then
@@ -257,16 +410,21 @@ if [[ " $guests " == *" x86_64 "* ]] && [ -z "${VM_ONLY:-}" ]; then
 fi
 
 # Every case of the suite must run somewhere: a case skipped by every suite run in the guests
-# runs nowhere (the host's runs skip these same cases, or more: see each skip's reason).
-nowhere=$(for f in "$root"/*.log.*_timerfd-test*; do
-	grep -h '^skipped case: ' "$f" | sed 's/^skipped case: \([^:]*\):.*/\1/' | sort -u
-done | sort | uniq -c | awk -v n="$(ls "$root"/*.log.*_timerfd-test* | wc -l)" '$1 == n { print $2 }')
-if [ -n "$nowhere" ]; then
-	echo "check-vm: cases skipped in every guest run (they run nowhere):"
-	echo "$nowhere"
-	total_f=$((total_f + 1))
-else
-	echo "check-vm: every case of the suite ran in a guest"
+# runs nowhere (the host's runs skip these same cases, or more: see each skip's reason). The
+# basic ABI's runs skip by design what needs /proc, and are not counted.
+runs=$(ls "$root"/*.log.*_timerfd-test* 2>/dev/null | grep -v '_basic-abi_')
+if [ -n "$runs" ]; then
+	nowhere=$(for f in $runs; do
+		grep -h '^skipped case: ' "$f" | sed 's/^skipped case: \([^:]*\):.*/\1/' | sort -u
+	done | sort | uniq -c | awk -v n="$(echo "$runs" | wc -l)" '$1 == n { print $2 }')
+	if [ -n "$nowhere" ]; then
+		echo "check-vm: cases skipped in every guest run (they run nowhere):"
+		echo "$nowhere"
+		total_f=$((total_f + 1))
+	else
+		echo "check-vm: every case of the suite ran in a guest"
+	fi
 fi
+[ "$total_x" -eq 0 ] || echo "check-vm: $total_x programs left a timer server running (known failure, see report())"
 echo "check-vm: $total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" -eq 0 ]
