@@ -328,6 +328,21 @@ child_use(int fd)
 	_exit(0);
 }
 
+/* The workload's step, told where it hung (its watchdog, SIGALRM). */
+static const char *volatile step = "the first timers";
+
+static void
+hung(int sig)
+{
+	static const char head[] = "syscall-list-test: hung at: ";
+	const char *at = step;
+
+	(void)sig;
+	if (write(2, head, sizeof(head) - 1) < 0 || write(2, at, strlen(at)) < 0 || write(2, "\n", 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
 static void
 workload(void)
 {
@@ -353,6 +368,7 @@ workload(void)
 	CHECK(count_of(absolute) == 1);
 	CHECK(count_of(periodic) >= 1);
 
+	step = "a rearm with a count waiting";
 	/* A rearm with a count waiting drops it (the drain). */
 	its = its_ns(NS_PER_MS, 0);
 	CHECK(timerfd_settime(rearmed, 0, &its, NULL) == 0);
@@ -365,6 +381,7 @@ workload(void)
 		CHECK(read(rearmed, &ticks, sizeof(ticks)) < 0 && errno == EAGAIN);
 	}
 
+	step = "a child's calls through the door";
 	/* Another process's calls on the timer: through the server's door. */
 	pid = fork();
 	CHECK(pid >= 0);
@@ -372,6 +389,7 @@ workload(void)
 		child_use(periodic);
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
+	step = "the directory removed by a cleaner";
 	/*
 	 * A cleaner removes the server's directory (found through /proc): it is made again, a
 	 * create works at once, a rearm with a count waiting empties the FIFO.
@@ -389,6 +407,7 @@ workload(void)
 		say("the directory removed: made again");
 	}
 
+	step = "the server killed, its twin serving";
 	/* The server killed: its twin serves on (where /proc tells which child it is). */
 	server = server_child();
 	if (server > 0) {
@@ -405,6 +424,7 @@ workload(void)
 		say("no server found through /proc/self/task/TID/children: no kill tried");
 	}
 
+	step = "an alarm clock's timer";
 	/* An alarm clock's timer: made where CAP_WAKE_ALARM is held, else EPERM, as the kernel. */
 	alarm_timer = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_NONBLOCK);
 	CHECK(alarm_timer >= 0 || errno == EPERM);
@@ -413,6 +433,7 @@ workload(void)
 		CHECK(timerfd_settime(alarm_timer, 0, &its, NULL) == 0 && count_of(alarm_timer) == 1);
 		close(alarm_timer);
 	}
+	step = "more timers than the queues first hold";
 	/* More armed timers than the server's queues first hold (they grow). */
 	for (int k = 0; k < MANY; k++) {
 		many[k] = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
@@ -422,6 +443,7 @@ workload(void)
 	for (int k = 0; k < MANY; k++)
 		close(many[k]);
 
+	step = "server and twin killed at once";
 	/* Server and twin killed at once: the next create's server removes what they left. */
 	server = server_child();
 	if (server > 0) {
@@ -453,6 +475,7 @@ workload(void)
 		close(rearmed);
 	}
 
+	step = "every server ending";
 	/* Every timer closed: every server ends (its children: reaped here, 10 s at most). */
 	deadline = now_ns(CLOCK_MONOTONIC) + 10000 * NS_PER_MS * slowness();
 	for (;;) {
@@ -482,6 +505,12 @@ run(const char *name, uint32_t deflt)
 
 		/* The server, orphaned at its start, and a twin that took over become its children. */
 		CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+		/*
+		 * A hang fails the run and says where (SIGALRM: made before the filter, whose list
+		 * then need not name its calls).
+		 */
+		signal(SIGALRM, hung);
+		alarm(120 * (unsigned)slowness());
 		err = deflt ? install_filter(program_calls, NCALLS(program_calls), deflt) : 0;
 		if (err < 0) {
 			errno = -err;
@@ -496,6 +525,10 @@ run(const char *name, uint32_t deflt)
 		       WTERMSIG(status),
 		       WTERMSIG(status) == SIGSYS ? ": it made a call that src/emu/syscalls.list does not name "
 						    "(strace -f shows which)" : "");
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		printf("syscall-list-test: %s: the program hung (no end within 120 s; where: above)\n", name);
 		return 1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

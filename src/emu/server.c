@@ -602,8 +602,8 @@ drain_at_server(uint32_t i, void *ctx)
 }
 
 /*
- * One request: the kernel's checks in its order, then the work, with the arming made odd
- * by compare-and-swap (never waited for: -EAGAIN, and the caller asks again, while the
+ * One request: the kernel's checks in its order, then the work, under the slot's lock
+ * with the arming odd (never waited for: -EAGAIN, and the caller asks again, while the
  * timer's own process changes it).
  */
 static long
@@ -649,14 +649,25 @@ door_request(const struct tfd_door_req *req, int fd, pid_t pid, struct tfd_spec 
 	if ((s->clockid == CLOCK_REALTIME_ALARM || s->clockid == CLOCK_BOOTTIME_ALARM) &&
 	    !__tfd_may_wake_alarm(pid))
 		return -EPERM;
-	if (!__atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
+	/*
+	 * Under the slot's robust lock, as a process's settime: a server killed in the middle
+	 * leaves the lock's next holder to make the arming even again (__tfd_slot_hold()),
+	 * which an odd sequence alone would leave to nobody.  Never waited for.
+	 */
+	if (!__tfd_slot_try_hold(s))
 		return -EAGAIN;
+	seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+	if ((seq & 1) || !__atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST)) {
+		__tfd_slot_release(s);
+		return -EAGAIN;
+	}
 	err = __tfd_slot_arm(s, (uint32_t)i, req->flags, &req->spec, value, &due, drain_at_server,
 			     NULL);
 	if (err == 0)
 		s->rt_prio = __tfd_rt_priority_arming(&req->spec, pid);
 	__atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
+	__tfd_slot_release(s);
 	tfd_sys_futex_wake(&s->seq, INT32_MAX);
 	requeue((uint32_t)i, INT64_MIN);
 	door_requeued = true;

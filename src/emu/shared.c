@@ -173,6 +173,22 @@ __tfd_slot_hold(struct tfd_slot *s)
 	}
 }
 
+bool
+__tfd_slot_try_hold(struct tfd_slot *s)
+{
+	int err = pthread_mutex_trylock(&s->lock);
+
+	if (err == EOWNERDEAD) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+
+		if (seq & 1)
+			__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
+		pthread_mutex_consistent(&s->lock);
+		return true;
+	}
+	return err == 0;
+}
+
 void
 __tfd_slot_release(struct tfd_slot *s)
 {
@@ -221,29 +237,13 @@ void
 __tfd_arming_begin(struct tfd_slot *s)
 {
 	struct tfd_shared *sh = __tfd_shared();
-	uint32_t b;
+	uint32_t b, seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
 
 	/*
-	 * Even to odd by compare-and-swap: the server makes it odd for an instant too, when it
-	 * rearms the timer for a process that passed it a descriptor (door.c).
+	 * Even to odd.  Every change is made under the slot's lock (the server's door too), so
+	 * an odd sequence here was left by a holder that died: still odd, and new to readers.
 	 */
-	for (int waits = 0;; waits++) {
-		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
-
-		if (!(seq & 1) && __atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false,
-							     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			break;
-		if (!(seq & 1))
-			continue;
-		/* Bounded: a server killed in the middle left it odd. */
-		if (waits >= 1000 &&
-		    !__tfd_server_alive(tfd_shard_of(sh, (uint32_t)(s - sh->slots)))) {
-			__atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
-						    __ATOMIC_SEQ_CST);
-			continue;
-		}
-		tfd_sys_futex_wait(&s->seq, seq, 1000000);
-	}
+	__atomic_store_n(&s->seq, seq + ((seq & 1) ? 2 : 1), __ATOMIC_SEQ_CST);
 	while ((b = __atomic_load_n(&s->busy, __ATOMIC_SEQ_CST)) != 0) {
 		if (!(b & TFD_BUSY_WAITER) &&
 		    !__atomic_compare_exchange_n(&s->busy, &b, b | TFD_BUSY_WAITER, false,
@@ -266,6 +266,28 @@ __tfd_arming_end(struct tfd_slot *s)
 }
 
 /*
+ * An arming odd for a second: every change is made under the slot's lock, so if the lock
+ * can be taken, the holder that left it odd died (taking it made it even: robustness).
+ * A live holder is waited for: it changes the arming with signals blocked.
+ */
+static void
+unstick(struct tfd_slot *s)
+{
+	struct tfd_guard g;
+
+	__tfd_guard_enter(&g);
+	if (__tfd_slot_try_hold(s)) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+
+		if (seq & 1)
+			__atomic_compare_exchange_n(&s->seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+		__tfd_slot_release(s);
+	}
+	__tfd_guard_leave(&g);
+}
+
+/*
  * A sequence-lock read: no lock, no signal mask, so gettime costs no system call of its
  * own.  The copy may race with a change (it is then taken again): ThreadSanitizer is told
  * not to look at it, as the kernel's own seqlock readers are.
@@ -273,11 +295,13 @@ __tfd_arming_end(struct tfd_slot *s)
 __attribute__((no_sanitize_thread)) void
 __tfd_arming_read(struct tfd_slot *s, struct tfd_arming *a)
 {
-	for (;;) {
+	for (unsigned waits = 0;;) {
 		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 
 		if (seq & 1) {
 			/* A change in progress (with signals blocked, in another thread or process). */
+			if (++waits % 1000 == 0)
+				unstick(s);
 			tfd_sys_futex_wait(&s->seq, seq, 1000000);
 			continue;
 		}

@@ -213,6 +213,8 @@ void __tfd_slot_lock(struct tfd_slot *s, struct tfd_guard *g);
 /* The lock alone, for a caller that blocked signals and cancellation already. */
 void __tfd_slot_hold(struct tfd_slot *s);
 void __tfd_slot_release(struct tfd_slot *s);
+/* The lock if no live holder has it (never waits): whether it is held now. */
+bool __tfd_slot_try_hold(struct tfd_slot *s);
 void __tfd_slot_unlock(struct tfd_slot *s, const struct tfd_guard *g);
 /* Lock held: opens the arming for change (waits out a delivery in progress); and closes it. */
 void __tfd_arming_begin(struct tfd_slot *s);
