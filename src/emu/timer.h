@@ -50,8 +50,8 @@ struct tfd_slot {
 	uint32_t state; /* enum tfd_slot_state, moved by compare-and-swap */
 	uint32_t gen;   /* bumped each time the server makes the slot ready: its FIFO's name */
 	/*
-	 * The arming, as a sequence lock: even while stable, odd while a process changes it
-	 * (with @lock held).  The server reads it only with @busy set, and a process that
+	 * The arming, as a sequence lock: even while stable, odd while a process, or the
+	 * server for its door, changes it (always with @lock held).  The server reads it only with @busy set, and a process that
 	 * changes it waits for @busy to clear: so a delivery never crosses a rearm.
 	 */
 	uint32_t seq;
