@@ -185,6 +185,19 @@ busy_end(struct tfd_slot *s)
 
 /* --- slots: made ready, adopted, freed ---------------------------------------------- */
 
+/*
+ * A slot freed or made a spare is no create's: one left marked pending would keep the
+ * server from ever ending (a killed server's record, a create given back meanwhile).
+ */
+static void
+not_pending(struct srv_timer *t)
+{
+	if (t->pending) {
+		t->pending = false;
+		npending--;
+	}
+}
+
 static void
 free_slot(uint32_t i)
 {
@@ -195,6 +208,7 @@ free_slot(uint32_t i)
 	table_full = false;
 	if (t->live)
 		nlive--;
+	not_pending(t);
 	__tfd_index_remove(sh, i, t->e.ino);
 	__tfd_fifo_unmake(&names, dir, i, &t->e);
 	t->live = false;
@@ -243,6 +257,7 @@ make_spare(void)
 	}
 	s = &sh->slots[i];
 	t = timer_of(i);
+	not_pending(t);
 	t->e.r = t->e.w = t->e.h = -1;
 	t->node.pos = TFD_HEAP_NONE;
 	t->e.gen = ++t->gen;
@@ -982,6 +997,8 @@ take_over(void)
 			free_head = i + 1;
 			continue;
 		}
+		if (spare)
+			t->pending = false; /* the dead server's stale mark (not_pending()) */
 		nlive += t->live;
 		npending += t->pending;
 		if (hold_writer(i) < 0 && t->live) {
