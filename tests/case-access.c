@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -34,6 +36,7 @@
 
 #include "attacker.h"
 #include "helpers.h"
+#include "procs.h"
 #include "suite.h"
 
 /* Where privileges are dropped to: nobody, nogroup. */
@@ -170,36 +173,17 @@ END_TEST
 
 /* --- the server is never easier to look into than the program ------------------------------- */
 
+static bool
+server_of_uid(const struct proc_entry *p, void *uid)
+{
+	return strcmp(p->comm, "libtimerfd") == 0 && p->uid == *(uid_t *)uid;
+}
+
 /* The pids of the processes named "libtimerfd" of user @uid, up to @max: how many. */
 static int
 servers_of(uid_t uid, pid_t *pids, int max)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max) {
-		char path[300], comm[32] = "";
-		struct stat st;
-		FILE *f;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strcmp(comm, "libtimerfd\n") == 0) {
-			snprintf(path, sizeof(path), "/proc/%s", e->d_name);
-			if (stat(path, &st) == 0 && st.st_uid == uid)
-				pids[n++] = (pid_t)atoi(e->d_name);
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
+	return procs_matching(server_of_uid, &uid, pids, max);
 }
 
 /*
@@ -570,6 +554,65 @@ START_TEST(a_full_place_for_the_directory_is_left_for_the_next)
 }
 END_TEST
 
+/*
+ * The name of a timer's FIFO replaced by a link to another file (only the program's user,
+ * or root, can write in the directory): no call on the timer opens what the link names.
+ * The kernel's timer has no name to follow; the emulation opens names with O_NOFOLLOW and
+ * checks the inode.  Watched with inotify on the link's target: no open of it, while a
+ * rearm drops a count that waits (a drain), a gettime and a read run, and every call either
+ * works or fails with an errno (ENOMEM: the drain could not be done, libtimerfd(7)).
+ */
+START_TEST(a_link_planted_at_a_timers_fifo_name_is_never_followed)
+{
+	char target[] = "/tmp/libtimerfd-link-target-XXXXXX", proc[64], name[PATH_MAX];
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK), tmp, in;
+	struct itimerspec soon = { { 0, 0 }, { 0, NS_PER_MS } }, later = { { 0, 0 }, { 10, 0 } }, cur;
+	struct inotify_event ev[8];
+	bool planted = false;
+	uint64_t ticks;
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	tmp = mkstemp(target);
+	ck_assert_int_ge(tmp, 0);
+	ck_assert_int_eq(write(tmp, "secret\n", 7), 7);
+	close(tmp);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in < 0) {
+		case_skipped("a_link_planted...: no inotify here, to see an open of the link's target");
+		unlink(target);
+		close(fd);
+		return;
+	}
+	ck_assert_int_ge(inotify_add_watch(in, target, IN_OPEN | IN_ACCESS), 0);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, name, sizeof(name) - 1);
+	/* The kernel's timer: "anon_inode:[timerfd]", no name (the same calls, as the reference). */
+	if (n > 0 && name[0] == '/') {
+		name[n] = '\0';
+		ck_assert_int_eq(unlink(name), 0);
+		ck_assert_int_eq(symlink(target, name), 0);
+		planted = true;
+	}
+	ck_assert_int_eq(timerfd_settime(fd, 0, &soon, NULL), 0);
+	sleep_ns(20 * NS_PER_MS);
+	errno = 0;
+	ck_assert_msg(timerfd_settime(fd, 0, &later, NULL) == 0 || errno == ENOMEM, "errno %d", errno);
+	ck_assert_int_eq(timerfd_gettime(fd, &cur), 0);
+	ck_assert_int_eq(timerfd_settime(fd, 0, &soon, NULL), 0);
+	ck_assert(becomes_readable(fd, 2000));
+	ck_assert_int_eq(read(fd, &ticks, sizeof(ticks)), (ssize_t)sizeof(ticks));
+	ck_assert_int_eq(ticks, 1);
+	n = read(in, ev, sizeof(ev));
+	ck_assert_msg(n < 0 && errno == EAGAIN, "the link's target was opened or read (%zd bytes of events)", n);
+	if (planted)
+		unlink(name);
+	unlink(target);
+	close(in);
+	close(fd);
+}
+END_TEST
+
 TCase *
 tcase_access(void)
 {
@@ -583,5 +626,6 @@ tcase_access(void)
 	tcase_add_test(tc, a_tmpdir_that_others_control_is_never_used);
 	tcase_add_test(tc, another_user_cannot_count_a_programs_timers);
 	tcase_add_test(tc, a_full_place_for_the_directory_is_left_for_the_next);
+	tcase_add_test(tc, a_link_planted_at_a_timers_fifo_name_is_never_followed);
 	return tc;
 }

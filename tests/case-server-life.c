@@ -34,6 +34,7 @@
 
 #include "cleaner.h"
 #include "helpers.h"
+#include "procs.h"
 #include "suite.h"
 
 #ifndef __WALL
@@ -42,36 +43,17 @@
 
 #define PERIOD_NS (10 * NS_PER_MS)
 
+static bool
+child_named(const struct proc_entry *p, void *comm)
+{
+	return p->ppid == getpid() && strcmp(p->comm, comm) == 0;
+}
+
 /* Up to @max children of this process whose name is @comm (through /proc): how many. */
 static int
 children_named(const char *comm, pid_t *out, int max)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max) {
-		char path[64], line[512], name[64];
-		int pid = atoi(e->d_name), ppid;
-		char state;
-		FILE *f;
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%*d (%63[^)]) %c %d", name, &state, &ppid) == 3 &&
-		    ppid == getpid() && state != 'Z' && strcmp(name, comm) == 0)
-			out[n++] = pid;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
+	return procs_matching(child_named, (void *)comm, out, max);
 }
 
 /* A periodic timer and what was read of it since it was armed. */

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procs.h"
+
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
@@ -78,6 +80,20 @@ holds_under(int pid, const char *dir)
 	return found;
 }
 
+struct wanted {
+	const char *comm, *dir;
+	bool by_table;
+};
+
+static bool
+server_named(const struct proc_entry *p, void *ctx)
+{
+	const struct wanted *w = ctx;
+
+	return strcmp(p->comm, w->comm) == 0 &&
+	       (w->by_table ? holds_under(p->pid, w->dir) : p->ppid == getpid());
+}
+
 /*
  * Processes named @comm, not yet ended, that serve this process's timers: up to @max pids,
  * how many.  Those that hold a file of the timers' directory @dir, where their tables can
@@ -86,31 +102,9 @@ holds_under(int pid, const char *dir)
 static int
 servers_named(const char *comm, const char *dir, bool by_table, pid_t *out, int max)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
+	struct wanted w = { comm, dir, by_table };
 
-	while (d && (e = readdir(d)) && n < max) {
-		char path[64], line[512], name[64], state;
-		int pid = atoi(e->d_name), ppid;
-		FILE *f;
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%*d (%63[^)]) %c %d", name, &state, &ppid) == 3 && state != 'Z' &&
-		    strcmp(name, comm) == 0 &&
-		    (by_table ? holds_under(pid, dir) : ppid == getpid()))
-			out[n++] = pid;
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return n;
+	return procs_matching(server_named, &w, out, max);
 }
 
 static void

@@ -193,13 +193,22 @@ __tfd_fifo_make(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo
 	/* Mode 0666 (the server's umask is 0): a process that dropped privileges opens it too. */
 	if (tfd_sys_mknodat(dir, name, S_IFIFO | 0666) < 0)
 		return -errno;
-	/* A reader first: a FIFO opens for writing without blocking only once it has one. */
-	e->r = tfd_sys_openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-	e->w = e->r < 0 ? -1 : tfd_sys_openat(dir, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
-	if (e->w < 0 || fstat(e->w, &st) < 0) {
+	/*
+	 * A reader first: a FIFO opens for writing without blocking only once it has one.  No
+	 * link followed, and a FIFO or nothing (the name could be replaced in between).
+	 */
+	e->r = tfd_sys_openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0);
+	e->w = e->r < 0 ? -1 :
+			  tfd_sys_openat(dir, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0);
+	if (e->w < 0) {
 		err = -errno;
 		__tfd_fifo_unmake(nm, dir, i, e);
 		return err;
+	}
+	/* Both ends of the one FIFO made here. */
+	if (fstat(e->r, &st) < 0 || !S_ISFIFO(st.st_mode) || !is_fifo_at(e->w, (uint64_t)st.st_dev, (uint64_t)st.st_ino)) {
+		__tfd_fifo_unmake(nm, dir, i, e);
+		return -ENOENT;
 	}
 	e->dev = (uint64_t)st.st_dev;
 	e->ino = (uint64_t)st.st_ino;
