@@ -14,12 +14,6 @@
 #include "emu/sys.h"
 #include "emu/timer.h"
 
-size_t
-__tfd_shared_size(void)
-{
-	return offsetof(struct tfd_shared, slots) + (size_t)TFD_NSLOTS * sizeof(struct tfd_slot);
-}
-
 /*
  * The mapping is this process's and its servers' alone: a fork()ed child does not get it
  * (MADV_DONTFORK), so that a child which drops its privileges or runs other code cannot

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -192,8 +193,13 @@ struct tfd_guard {
 };
 /* Maps this process's family's shared state once: the mapping, or NULL (ENOMEM). */
 struct tfd_shared *__tfd_shared_init(void);
-/* The size of the mapping; and its range given to (or kept from) what this process forks. */
-size_t __tfd_shared_size(void);
+/* The size of the mapping (a header's inline: family.c needs it, and nothing else of shared.c). */
+static inline size_t
+__tfd_shared_size(void)
+{
+	return offsetof(struct tfd_shared, slots) + (size_t)TFD_NSLOTS * sizeof(struct tfd_slot);
+}
+/* The mapping's range given to (or kept from) what this process forks. */
 void __tfd_shared_fork_policy(struct tfd_shared *sh, bool hand_on);
 /* The live slot of the FIFO @dev/@ino, or NULL. */
 struct tfd_slot *__tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino);
