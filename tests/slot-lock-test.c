@@ -93,7 +93,7 @@ START_TEST(a_rearm_goes_on_after_a_dead_holder_left_the_arming_odd)
 	__tfd_slot_hold(s);
 	__tfd_arming_begin(s);
 	ck_assert_uint_eq(__atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) & 1, 1);
-	ck_assert_uint_ne(__atomic_load_n(&s->seq, __ATOMIC_SEQ_CST), before);
+	ck_assert(__atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) != before);
 	__tfd_arming_end(s);
 	__tfd_slot_release(s);
 	ck_assert_uint_eq(__atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) & 1, 0);
