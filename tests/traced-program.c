@@ -40,7 +40,7 @@ main(int argc, char **argv)
 	}
 	out = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	clock_gettime(CLOCK_REALTIME, &now);
-	len = snprintf(line, sizeof(line), "%lld%09ld\n", (long long)now.tv_sec, now.tv_nsec);
+	len = snprintf(line, sizeof(line), "%lld%09ld\n", (long long)now.tv_sec, (long)now.tv_nsec);
 	if (out < 0 || write(out, line, (size_t)len) != len) {
 		perror("traced-program: the end's time");
 		return 1;
