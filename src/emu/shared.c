@@ -154,17 +154,22 @@ __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 
 /* --- a slot's lock and its arming's sequence ------------------------------------------ */
 
+/* The lock taken from a holder that died: it left the arming as it was, or odd; carry on from there. */
+static void
+recover(struct tfd_slot *s)
+{
+	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+
+	if (seq & 1)
+		__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
+	pthread_mutex_consistent(&s->lock);
+}
+
 void
 __tfd_slot_hold(struct tfd_slot *s)
 {
-	/* A holder that died left the arming as it was, or odd: carry on from there. */
-	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD) {
-		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-
-		if (seq & 1)
-			__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
-		pthread_mutex_consistent(&s->lock);
-	}
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
+		recover(s);
 }
 
 bool
@@ -172,15 +177,9 @@ __tfd_slot_try_hold(struct tfd_slot *s)
 {
 	int err = pthread_mutex_trylock(&s->lock);
 
-	if (err == EOWNERDEAD) {
-		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-
-		if (seq & 1)
-			__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
-		pthread_mutex_consistent(&s->lock);
-		return true;
-	}
-	return err == 0;
+	if (err == EOWNERDEAD)
+		recover(s);
+	return err == 0 || err == EOWNERDEAD;
 }
 
 void
