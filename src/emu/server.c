@@ -99,7 +99,7 @@ struct srv_ledger {
 static struct srv_ledger *led;
 static int64_t last_offset, let_go_at = INT64_MAX, idle_since;
 static int64_t pile_ns = MIN_REARM_NS; /* see PILE_MAX_NS */
-static bool table_full;    /* the last spare could not be made: no descriptor or slot left */
+static bool table_full;    /* the last spare could not be made: no descriptor, slot or index place */
 static int64_t dir_check_at; /* the next look at the directory (dir_keep()) */
 static bool dir_suspect;     /* a look at once: a create gave a spare back */
 static int64_t full_since; /* since when */
@@ -274,6 +274,11 @@ make_spare(void)
 			__tfd_fifo_unmake(&names, dir, i, &t->e);
 		}
 	}
+	/* A full index (only a hostile writer fills it: DESIGN.md) makes no timer: ENOMEM. */
+	if (!err && !__tfd_index_add(sh, i, t->e.ino)) {
+		err = -ENOMEM;
+		__tfd_fifo_unmake(&names, dir, i, &t->e);
+	}
 	if (err) {
 		t->next_free = free_head;
 		free_head = i + 1;
@@ -283,7 +288,6 @@ make_spare(void)
 	__atomic_store_n(&srv->fifo_dev[1], (uint32_t)(t->e.dev >> 32), __ATOMIC_RELAXED);
 	s->dev = t->e.dev;
 	s->ino = t->e.ino;
-	__tfd_index_add(sh, i, t->e.ino);
 	__atomic_store_n(&s->state, TFD_SLOT_READY, __ATOMIC_RELEASE);
 	return i;
 }
@@ -330,7 +334,8 @@ keep_spares(void)
 			i = make_spare();
 		}
 		made = true;
-		table_full = i < 0 && tfd_shard_full((int)-i);
+		/* ENOMEM (a full index, no memory) is tried again a harvest later too: no busy loop. */
+		table_full = i < 0 && (tfd_shard_full((int)-i) || i == -ENOMEM);
 		if (table_full)
 			full_since = __tfd_base_now(TFD_BASE_MONOTONIC);
 		if (i < 0) {

@@ -120,19 +120,21 @@ __tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino)
 	return NULL;
 }
 
-void
+bool
 __tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino)
 {
 	uint32_t h = index_home(ino);
 
-	for (;; h = (h + 1) & (TFD_NINDEX - 1)) {
+	/* Bounded: the index is shared memory, which a hostile writer may have filled. */
+	for (uint32_t n = 0; n < TFD_NINDEX; n++, h = (h + 1) & (TFD_NINDEX - 1)) {
 		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_ACQUIRE);
 
 		if ((e == 0 || e == INDEX_TOMB) &&
 		    __atomic_compare_exchange_n(&sh->index[h], &e, slot + 1, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
-			return;
+			return true;
 	}
+	return false;
 }
 
 void
@@ -237,13 +239,19 @@ __tfd_arming_begin(struct tfd_slot *s)
 	 * an odd sequence here was left by a holder that died: still odd, and new to readers.
 	 */
 	__atomic_store_n(&s->seq, seq + ((seq & 1) ? 2 : 1), __ATOMIC_SEQ_CST);
-	while ((b = __atomic_load_n(&s->busy, __ATOMIC_SEQ_CST)) != 0) {
+	for (unsigned waits = 0; (b = __atomic_load_n(&s->busy, __ATOMIC_SEQ_CST)) != 0;) {
 		if (!(b & TFD_BUSY_WAITER) &&
 		    !__atomic_compare_exchange_n(&s->busy, &b, b | TFD_BUSY_WAITER, false,
 						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			continue;
-		/* Bounded: a server that died while busy must not hang the program. */
-		if (!__tfd_server_alive(tfd_shard_of(sh, (uint32_t)(s - sh->slots)))) {
+		/*
+		 * Bounded: a server that died while busy must not hang the program, nor a busy
+		 * word that no delivery set (shared memory: a hostile writer's), which a live
+		 * server never clears.  A delivery is one write: after a second (100 waits of
+		 * 10 ms) the word is taken as stale.
+		 */
+		if (!__tfd_server_alive(tfd_shard_of(sh, (uint32_t)(s - sh->slots))) ||
+		    ++waits > 100) {
 			__atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
 			break;
 		}

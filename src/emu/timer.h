@@ -203,8 +203,8 @@ __tfd_shared_size(void)
 void __tfd_shared_fork_policy(struct tfd_shared *sh, bool hand_on);
 /* The live slot of the FIFO @dev/@ino, or NULL. */
 struct tfd_slot *__tfd_index_find(struct tfd_shared *sh, uint64_t dev, uint64_t ino);
-/* Server: records and forgets a slot's inode. */
-void __tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
+/* Server: records a slot's inode (false: no place left, the index being full) and forgets it. */
+bool __tfd_index_add(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
 void __tfd_index_remove(struct tfd_shared *sh, uint32_t slot, uint64_t ino);
 /*
  * A slot's lock, taken with every signal blocked and cancellation disabled: a signal
