@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Description: runs tests/access-fuzz on both backends, the kernel's first (the control), for
-# ACCESS_FUZZ_SECONDS each (default 5; CI runs 60).
+# ACCESS_FUZZ_SECONDS each (default 5; CI runs 60).  Each run makes its timers with $TMPDIR
+# at a new place under $TMPDIR (or /tmp), beside decoys, and fails if the library touched a
+# decoy or left anything there once its servers ended (on the kernel it makes nothing).
 set -eu
 : "${top_builddir:=.}"
 seconds=${ACCESS_FUZZ_SECONDS:-5}

@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -911,6 +913,514 @@ START_TEST(a_gettime_answers_while_another_live_process_holds_the_timers_lock)
 }
 END_TEST
 
+/* --- 2. paths: nothing outside the library's directory is removed or opened ------------ */
+
+/*
+ * The issue's item 2: a shard's directory path was in the mapping, and when the last timer
+ * closed the server removed whatever directory a child had written there (an empty /run/sshd
+ * went); a dead server's leftovers were removed by that path too.  Paths are now the
+ * process's and the server's own (DESIGN.md, "The trust boundary").  Held to it here: each
+ * planting's child makes its family in a place of the case's own (its $TMPDIR), beside
+ * decoys the library never made, and plants over every field of the mapping that is neither
+ * a lock nor a slot in use; then its calls, its server's end, and a new server that removes
+ * a killed one's leftovers (the places where the library removes directories) run on the
+ * planted values.  Once every server ended, each decoy must be as it was and never opened,
+ * and the place must hold nothing but the decoys.
+ */
+
+/*
+ * The decoys: an empty directory, a file, and directories named as the library names its
+ * own (spawn.c: "<base>/.libtimerfd-<16 hex>", family.c: a secret "<32 hex>" inside), the
+ * inner one empty, as the library leaves its own before it removes them.
+ */
+enum { DECOY_DIR, DECOY_FILE, DECOY_OUTER, DECOY_INNER, NDECOYS };
+static const char *const decoy_names[NDECOYS] = {
+	"decoy",
+	"decoy-file",
+	".libtimerfd-0000000000000000",
+	".libtimerfd-0000000000000000/00000000000000000000000000000000",
+};
+#define DECOY_TEXT "a file the library did not make\n"
+/* Everything a removal, a write, a rename or an open does to a decoy (inotify(7)). */
+#define DECOY_EVENTS                                                                        \
+	(IN_OPEN | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_CREATE | IN_DELETE | \
+	 IN_MOVED_FROM | IN_MOVED_TO)
+
+/*
+ * What a planting writes: random bytes, or the path of a decoy laid so that a path field
+ * anywhere in the planted bytes reads as the decoy's.  Units of as many slashes as the path
+ * has bytes with its NUL, then the path and its NUL: a string read from an offset in a
+ * unit's first half is "//////.../decoy".  Each decoy is planted twice, the units shifted by
+ * half a unit the second time, so that every offset is in a first half once; and a field
+ * of a unit's size (the old design's path was 240 bytes) holds a whole path wherever it
+ * starts.  The decoys a removal can take are planted: the empty directories (rmdir), the
+ * file (unlink).
+ */
+static const struct {
+	int64_t decoy; /* a decoy's index, or -1: random bytes */
+	int shift;     /* 0, or 1: the units shifted by half */
+} path_plantings[] = {
+	{ -1, 0 },         { DECOY_DIR, 0 },   { DECOY_DIR, 1 },   { DECOY_FILE, 0 },
+	{ DECOY_FILE, 1 }, { DECOY_INNER, 0 }, { DECOY_INNER, 1 },
+};
+#define NPLACES (sizeof(path_plantings) / sizeof(path_plantings[0]))
+static int unit_shift; /* the running planting's shift: set before the fork, as planted */
+
+/* Free slots planted in each shard's range: past the slots in use, a few pages' worth. */
+#define FREE_SLOTS_PLANTED 64
+
+/* A planting's place: its $TMPDIR, and what each decoy was when made. */
+struct place {
+	char dir[200];
+	struct stat was[NDECOYS];
+	int wd[NDECOYS]; /* its inotify watch, or -1 */
+};
+static struct place places[NPLACES];
+static const struct place *place; /* the running planting's: set before the fork */
+static int decoy_watch = -1;      /* the case's inotify instance, or -1 where there is none */
+static uint64_t garbage;          /* the random bytes' generator, seeded before each fork */
+
+static void
+decoy_path(const struct place *p, int k, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s", p->dir, decoy_names[k]);
+
+	/* Never truncated: a truncated path would name something else than the decoy. */
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "%s/%s: path too long\n", p->dir, decoy_names[k]);
+		_exit(1);
+	}
+}
+
+/* The number of entries of directory @path but "." and "..", or -1. */
+static int
+entries_of(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A new place under $TMPDIR or /tmp, with its decoys, watched.  0711: the library takes a
+ * place only if every directory on the way lets anyone through (spawn.c, trusted_base()).
+ */
+static void
+make_place(struct place *p)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[256];
+	int fd;
+
+	snprintf(p->dir, sizeof(p->dir), "%.150s/planted-values-XXXXXX",
+		 tmp && *tmp == '/' ? tmp : "/tmp");
+	ck_assert_msg(mkdtemp(p->dir) != NULL, "mkdtemp %s: %s", p->dir, strerror(errno));
+	ck_assert_int_eq(chmod(p->dir, 0711), 0);
+	for (int k = 0; k < NDECOYS; k++) {
+		decoy_path(p, k, path, sizeof(path));
+		if (k == DECOY_FILE) {
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+			ck_assert_int_eq(write(fd, DECOY_TEXT, strlen(DECOY_TEXT)), (intmax_t)strlen(DECOY_TEXT));
+			ck_assert_int_eq(close(fd), 0);
+		} else {
+			ck_assert_msg(mkdir(path, 0755) == 0, "%s: %s", path, strerror(errno));
+		}
+	}
+	/* Once all are made: the outer decoy's times no longer move with the inner's mkdir. */
+	for (int k = 0; k < NDECOYS; k++) {
+		decoy_path(p, k, path, sizeof(path));
+		ck_assert_int_eq(lstat(path, &p->was[k]), 0);
+		p->wd[k] = decoy_watch >= 0 ? inotify_add_watch(decoy_watch, path, DECOY_EVENTS) : -1;
+		ck_assert_msg(decoy_watch < 0 || p->wd[k] >= 0, "inotify_add_watch %s: %s", path,
+			      strerror(errno));
+	}
+}
+
+/* --- in the planting's child -------------------------------------------------------- */
+
+static uint64_t
+next_garbage(void)
+{
+	/* xorshift64*: the run is replayed from the seed the case prints. */
+	garbage ^= garbage >> 12;
+	garbage ^= garbage << 25;
+	garbage ^= garbage >> 27;
+	return garbage * 0x2545f4914f6cdd1dULL;
+}
+
+/* The @n bytes at @at planted: random, or units of slashes and the decoy's path (above). */
+static void
+plant_stretch(void *at, size_t n)
+{
+	unsigned char *b = at;
+	char path[256];
+	size_t half;
+
+	if (planted < 0) {
+		for (size_t k = 0; k < n; k++)
+			b[k] = (unsigned char)(next_garbage() >> 56);
+		return;
+	}
+	decoy_path(place, (int)planted, path, sizeof(path));
+	half = strlen(path) + 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t pos = (k + (size_t)unit_shift * half) % (2 * half);
+
+		b[k] = pos < half ? '/' : (unsigned char)path[pos - half];
+	}
+	/* Ended here, not in the unplanted bytes beyond (a unit cut short reads as a suffix). */
+	if (n > 0)
+		b[n - 1] = '\0';
+}
+
+/* The shard's fields: before server_err, only its lock and the words that say who serves. */
+_Static_assert(offsetof(struct tfd_shard, server_tid) + sizeof(uint32_t) ==
+		       offsetof(struct tfd_shard, server_err),
+	       "a field between server_tid and server_err would not be planted");
+_Static_assert(offsetof(struct tfd_shard, server) >= sizeof(pthread_mutex_t) &&
+		       offsetof(struct tfd_shard, server_tid) == offsetof(struct tfd_shard, server) + 4,
+	       "the shard begins with its lock, its state and its server's thread id");
+/*
+ * A free slot's fields, but its lock and the words that act as one: its sequence and busy
+ * words (futex words a call waits on, bounded by the design at a second: the cases above
+ * plant them; here they would only cost each later create of the slot that second) and
+ * lock_ready (whether the lock was made).  The lock is the slot's last field.
+ */
+#define SLOT_LOCK_END (offsetof(struct tfd_slot, lock) + sizeof(pthread_mutex_t))
+_Static_assert(SLOT_LOCK_END <= sizeof(struct tfd_slot) && SLOT_LOCK_END + 8 > sizeof(struct tfd_slot),
+	       "a field after a slot's lock would not be planted");
+_Static_assert(offsetof(struct tfd_slot, seq) == offsetof(struct tfd_slot, gen) + 4 &&
+		       offsetof(struct tfd_slot, busy) == offsetof(struct tfd_slot, seq) + 4 &&
+		       offsetof(struct tfd_slot, drain_req) == offsetof(struct tfd_slot, busy) + 4 &&
+		       offsetof(struct tfd_slot, lock_ready) == offsetof(struct tfd_slot, drain_req) + 4,
+	       "the words a slot's planting skips are seq, busy and lock_ready");
+
+static void
+plant_slot(struct tfd_slot *s)
+{
+	unsigned char *b = (unsigned char *)s;
+	size_t after_ready = offsetof(struct tfd_slot, lock_ready) + sizeof(s->lock_ready);
+
+	plant_stretch(b, offsetof(struct tfd_slot, seq)); /* state, gen */
+	plant_stretch(&s->drain_req, sizeof(s->drain_req));
+	plant_stretch(b + after_ready, offsetof(struct tfd_slot, lock) - after_ready);
+}
+
+/*
+ * Every field the family shares that is neither a lock nor a slot in use: the header's slot
+ * count; each shard's state, error, wake-up and spare sequences, sleep time, directory
+ * choice, filesystem, high water, spares and dirty bits; and FREE_SLOTS_PLANTED free slots
+ * of each shard's range (past shard 0's @in_use first, from the first of the others), but
+ * their locks (plant_slot()).  Not planted: the spawn lock; server_tid, the robust word the
+ * kernel marks at the server's death and its twin sleeps on (a lock in all but name:
+ * planted, it starts a takeover, which kill-stress tests); the slots in use (what their
+ * timers' calls read is what the cases above plant); the inode index (likewise).
+ */
+static void
+plant_everything(struct tfd_shared *sh, uint32_t in_use)
+{
+	plant_stretch(&sh->nslots, sizeof(sh->nslots));
+	for (uint32_t k = 0; k < TFD_SHARDS; k++) {
+		struct tfd_shard *srv = &sh->shards[k];
+		unsigned char *b = (unsigned char *)srv;
+		size_t rest = offsetof(struct tfd_shard, server_err);
+		uint32_t from = k * TFD_SHARD_SLOTS + (k == 0 ? in_use : 0);
+
+		plant_stretch(&srv->server, sizeof(srv->server));
+		/* One stretch to the shard's end: a path field anywhere in it holds a whole unit. */
+		plant_stretch(b + rest, sizeof(*srv) - rest);
+		for (uint32_t i = from; i < from + FREE_SLOTS_PLANTED; i++)
+			plant_slot(&sh->slots[i]);
+	}
+}
+
+/* Asserts that the directory of shard 0's server is in the place, not elsewhere. */
+static void
+child_assert_in_place(void)
+{
+	const struct tfd_names *nm = __tfd_names(0);
+	size_t n = strlen(place->dir);
+
+	if (!nm || strncmp(nm->dir, place->dir, n) != 0 || nm->dir[n] != '/') {
+		fprintf(stderr, "child: the server's directory is %s, not in %s ($TMPDIR)\n",
+			nm ? nm->dir : "(none)", place->dir);
+		_exit(1);
+	}
+}
+
+/*
+ * Timers of each clock, the family's directory in the place; the values planted; the calls
+ * on the timers, and a create, answer as the kernel's could.  Then the server (and its twin:
+ * both at once, or the twin would take over) is killed, the values planted again, and a
+ * create starts a new server, which removes what the dead one left.  Planted a third time,
+ * and every timer closed: the new server ends once the child has, removing its directory.
+ * The three places where a server removes directories have each run on planted values.
+ */
+static void
+paths_stay_the_librarys_own(void)
+{
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME };
+	enum { NT = sizeof(clocks) / sizeof(clocks[0]) };
+	int fd[NT], extra;
+	struct tfd_shared *sh;
+	uint32_t in_use;
+	pid_t server, group;
+	int64_t t0, deadline;
+
+	/* Read by the server's starter at each start (spawn.c, choose_dirs()): this child's first. */
+	child_assert(setenv("TMPDIR", place->dir, 1) == 0);
+	for (int k = 0; k < NT; k++)
+		fd[k] = armed_timer(clocks[k], 2 * NS_PER_MS, 2 * NS_PER_MS);
+	sh = family();
+	watch_servers(sh);
+	child_assert_in_place();
+	/* Read before anything is planted: the server's own count of slots it made (spares too). */
+	server = server_pid(sh, 0);
+	group = server > 0 ? getpgid(server) : -1;
+	in_use = __atomic_load_n(&sh->shards[0].high_water, __ATOMIC_SEQ_CST);
+	child_assert(server > 0 && in_use <= TFD_SHARD_SLOTS - FREE_SLOTS_PLANTED);
+
+	plant_everything(sh, in_use);
+	for (int k = 0; k < NT; k++) {
+		struct itimerspec cur;
+		uint64_t ticks;
+		ssize_t n;
+		int r;
+
+		t0 = mono_ns();
+		r = timerfd_gettime(fd[k], &cur);
+		child_assert_answer(r, gettime_errno);
+		n = read(fd[k], &ticks, sizeof(ticks));
+		child_assert(n == (ssize_t)sizeof(ticks) || (n == -1 && errno == EAGAIN));
+		r = arm_in_1ms(fd[k]);
+		child_assert_answer(r, settime_errno);
+		child_assert_within(t0, DESIGN_WAIT_MS, "gettime, read, settime");
+	}
+	/* The planted spares and error: a timer, or an errno (ENOMEM) in bounded time. */
+	t0 = mono_ns();
+	extra = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	child_assert_answer(extra < 0 ? -1 : 0, create_errno);
+	child_assert_within(t0, DESIGN_WAIT_MS, "timerfd_create()");
+	watch_servers(sh);
+	if (extra >= 0)
+		close(extra);
+
+	/*
+	 * Server and twin killed at once (their group: the server's setsid()), as the OOM killer
+	 * may: one at a time, the twin would take over.  The next create starts a new server.
+	 */
+	child_assert(group > 0 && kill(-group, SIGKILL) == 0);
+	deadline = mono_ns() + scaled_ns(5 * NS_PER_S);
+	while (group_runs(group) && mono_ns() < deadline)
+		sleep_ns(10 * NS_PER_MS);
+	child_assert(!group_runs(group));
+	/* Planted again: what the new server's starter reads of the dead one (its state, high water). */
+	plant_everything(sh, in_use);
+	t0 = mono_ns();
+	extra = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	child_assert_answer(extra < 0 ? -1 : 0, create_errno);
+	child_assert_within(t0, DESIGN_WAIT_MS, "the create after the server was killed");
+	watch_servers(sh);
+	if (extra >= 0) {
+		/* A new server, in the place again; it serves the timer. */
+		child_assert_in_place();
+		child_assert(arm_in_1ms(extra) == 0);
+		counted(extra, 1000);
+	}
+	/*
+	 * Planted once more, over what the new server wrote at its start: what it reads at its
+	 * end (once the timers are closed and this child ended) is planted too.
+	 */
+	if (__atomic_load_n(&sh->shards[0].high_water, __ATOMIC_SEQ_CST) > in_use)
+		in_use = __atomic_load_n(&sh->shards[0].high_water, __ATOMIC_SEQ_CST);
+	child_assert(in_use <= TFD_SHARD_SLOTS - FREE_SLOTS_PLANTED);
+	plant_everything(sh, in_use);
+	if (extra >= 0)
+		close(extra);
+	for (int k = 0; k < NT; k++)
+		close(fd[k]);
+}
+
+/* What inotify(7) saw done to a decoy: "opened", ..., or the mask in hexadecimal. */
+static const char *
+event_name(uint32_t mask, char *buf, size_t size)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ IN_DELETE_SELF, "removed" }, { IN_MOVE_SELF, "renamed" },
+		{ IN_OPEN, "opened" },          { IN_MODIFY, "written" },
+		{ IN_ATTRIB, "its attributes changed" }, { IN_CREATE, "an entry made in it" },
+		{ IN_DELETE, "an entry removed from it" }, { IN_MOVED_FROM, "an entry renamed away" },
+		{ IN_MOVED_TO, "an entry renamed into it" }, { IN_IGNORED, "no longer watched (removed)" },
+	};
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (mask & names[k].bit)
+			return names[k].name;
+	snprintf(buf, size, "inotify mask %#x", (unsigned)mask);
+	return buf;
+}
+
+/* Whatever inotify saw done to any decoy since they were made: nothing, or the case fails. */
+static void
+no_decoy_was_touched(void)
+{
+	union {
+		char buf[4096];
+		struct inotify_event align;
+	} u;
+	uint32_t seen[NPLACES][NDECOYS] = { { 0 } };
+	bool overflow = false;
+	ssize_t n;
+
+	if (decoy_watch < 0)
+		return;
+	/* All of it first: an unlink's first event is the link count (IN_ATTRIB), its removal next. */
+	while ((n = read(decoy_watch, u.buf, sizeof(u.buf))) > 0)
+		for (ssize_t off = 0; off + (ssize_t)sizeof(struct inotify_event) <= n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)(u.buf + off);
+
+			overflow = overflow || (ev->mask & IN_Q_OVERFLOW);
+			for (size_t v = 0; v < NPLACES; v++)
+				for (int k = 0; k < NDECOYS; k++)
+					if (places[v].wd[k] == ev->wd)
+						seen[v][k] |= ev->mask;
+			off += (ssize_t)sizeof(struct inotify_event) + ev->len;
+		}
+	ck_assert_msg(n < 0 && errno == EAGAIN, "reading inotify: %s", strerror(errno));
+	ck_assert_msg(!overflow, "inotify's queue overflowed: the decoys were touched many times");
+	for (size_t v = 0; v < NPLACES; v++)
+		for (int k = 0; k < NDECOYS; k++) {
+			char path[256], other[32];
+
+			decoy_path(&places[v], k, path, sizeof(path));
+			ck_assert_msg(seen[v][k] == 0, "%s: %s, by the library (a decoy it never made)",
+				      path, event_name(seen[v][k], other, sizeof(other)));
+		}
+}
+
+/* Each decoy as it was made (same file, times, size, contents); the place holds them alone. */
+static void
+decoys_intact_and_nothing_left(const struct place *p)
+{
+	char path[256];
+	DIR *d;
+	struct dirent *e;
+
+	for (int k = 0; k < NDECOYS; k++) {
+		struct stat now;
+		const struct stat *was = &p->was[k];
+
+		decoy_path(p, k, path, sizeof(path));
+		ck_assert_msg(lstat(path, &now) == 0, "%s: %s: removed by the library", path,
+			      strerror(errno));
+		ck_assert_msg(now.st_dev == was->st_dev && now.st_ino == was->st_ino,
+			      "%s: another file now (replaced)", path);
+		ck_assert_msg(now.st_mode == was->st_mode && now.st_size == was->st_size &&
+				      now.st_nlink == was->st_nlink &&
+				      now.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+				      now.st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
+				      now.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+				      now.st_ctim.tv_nsec == was->st_ctim.tv_nsec,
+			      "%s: changed (mode, size, links, or its times)", path);
+	}
+	decoy_path(p, DECOY_FILE, path, sizeof(path));
+	{
+		char text[128] = "";
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		ck_assert_msg(n == (ssize_t)strlen(DECOY_TEXT) && memcmp(text, DECOY_TEXT, (size_t)n) == 0,
+			      "%s: its contents changed", path);
+	}
+	decoy_path(p, DECOY_DIR, path, sizeof(path));
+	ck_assert_msg(entries_of(path) == 0, "%s: not empty now", path);
+	decoy_path(p, DECOY_INNER, path, sizeof(path));
+	ck_assert_msg(entries_of(path) == 0, "%s: not empty now", path);
+	decoy_path(p, DECOY_OUTER, path, sizeof(path));
+	ck_assert_msg(entries_of(path) == 1, "%s: holds more than the inner decoy now", path);
+	/* What the library made there (its directories: a server's, a dead server's) is gone. */
+	d = opendir(p->dir);
+	ck_assert_msg(d != NULL, "%s: %s", p->dir, strerror(errno));
+	while ((e = readdir(d))) {
+		bool decoy = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+
+		for (int k = 0; k < NDECOYS; k++)
+			decoy = decoy || strcmp(e->d_name, decoy_names[k]) == 0;
+		ck_assert_msg(decoy, "%s/%s: left once every server ended", p->dir, e->d_name);
+	}
+	closedir(d);
+}
+
+/* The place and its decoys removed: only once they were found intact (else they are evidence). */
+static void
+remove_place(const struct place *p)
+{
+	char path[256];
+
+	for (int k = NDECOYS; k-- > 0;) {
+		decoy_path(p, k, path, sizeof(path));
+		ck_assert_msg((k == DECOY_FILE ? unlink(path) : rmdir(path)) == 0, "%s: %s", path,
+			      strerror(errno));
+	}
+	ck_assert_int_eq(rmdir(p->dir), 0);
+}
+
+START_TEST(garbage_over_the_shared_records_never_makes_a_server_remove_or_open_a_path_outside_its_directory)
+{
+	uint64_t seed = (uint64_t)mono_ns() | 1;
+
+#ifndef HAVE_SECURE_GETENV
+	/* The library then never reads $TMPDIR (spawn.c): its directory is not beside the decoys. */
+	case_skipped("garbage_over_the_shared_records...: no secure_getenv(), so no $TMPDIR for the library");
+	return;
+#endif
+	decoy_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (decoy_watch < 0)
+		printf("garbage_over_the_shared_records...: no inotify (%s): the decoys are checked by "
+		       "inode, times and contents, not for opens\n",
+		       strerror(errno));
+	for (size_t v = 0; v < NPLACES; v++) {
+		char what[320];
+
+		make_place(&places[v]);
+		place = &places[v];
+		planted = path_plantings[v].decoy;
+		unit_shift = path_plantings[v].shift;
+		garbage = seed + v;
+		if (planted < 0)
+			snprintf(what, sizeof(what), "random bytes (seed %llu) in %.200s",
+				 (unsigned long long)garbage, place->dir);
+		else
+			snprintf(what, sizeof(what), "the path of %.200s/%.70s%s", place->dir,
+				 decoy_names[planted], unit_shift ? ", shifted" : "");
+		run_planting(paths_stay_the_librarys_own, what);
+	}
+	/* Every server ended (or the case fails there): what they removed, they removed. */
+	plantings_done();
+	no_decoy_was_touched();
+	for (size_t v = 0; v < NPLACES; v++)
+		decoys_intact_and_nothing_left(&places[v]);
+	for (size_t v = 0; v < NPLACES; v++)
+		remove_place(&places[v]);
+	if (decoy_watch >= 0)
+		close(decoy_watch);
+	decoy_watch = -1;
+}
+END_TEST
+
 int
 main(void)
 {
@@ -937,6 +1447,9 @@ main(void)
 		       a_full_inode_index_gives_creates_a_timer_or_an_errno_and_leaves_the_server_idle);
 	tcase_add_test(tc, a_settime_returns_in_bounded_time_after_a_planted_busy_word);
 	tcase_add_test(tc, a_gettime_answers_while_another_live_process_holds_the_timers_lock);
+	tcase_add_test(
+		tc,
+		garbage_over_the_shared_records_never_makes_a_server_remove_or_open_a_path_outside_its_directory);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
