@@ -1421,6 +1421,132 @@ START_TEST(garbage_over_the_shared_records_never_makes_a_server_remove_or_open_a
 }
 END_TEST
 
+/* --- issue 26, item 1: server deaths leave no inode-index entry behind ----------------- */
+
+/* The inode index's entries in use (neither empty nor a tombstone). */
+static uint32_t
+index_entries(const struct tfd_shared *sh)
+{
+	uint32_t n = 0;
+
+	for (uint32_t h = 0; h < TFD_NINDEX; h++) {
+		uint32_t e = __atomic_load_n(&sh->index[h], __ATOMIC_RELAXED);
+
+		n += e != 0 && e != INDEX_TOMB;
+	}
+	return n;
+}
+
+/* Waits (5 s, scaled) for shard 0 to be served by another server than @old: its pid. */
+static pid_t
+new_server_after(struct tfd_shared *sh, pid_t old)
+{
+	int64_t t0 = mono_ns();
+	pid_t now;
+
+	while ((now = server_pid(sh, 0)) == old || now == 0) {
+		child_assert_within(t0, 5000, "a server's replacement");
+		sleep_ns(2 * NS_PER_MS);
+	}
+	return now;
+}
+
+/*
+ * Waits (5 s, scaled) until @server's group has its twin too: two running processes (a
+ * server killed before it cloned its twin is one killed with it).  Without /proc, 300 ms.
+ */
+static void
+twin_ready(pid_t server)
+{
+	pid_t group = getpgid(server);
+	int64_t t0 = mono_ns();
+	DIR *d;
+
+	if (access("/proc/self/stat", R_OK) != 0) {
+		sleep_ns(300 * NS_PER_MS);
+		return;
+	}
+	for (int n = 0; n < 2; sleep_ns(2 * NS_PER_MS)) {
+		struct dirent *e;
+
+		child_assert_within(t0, 5000, "a server's twin");
+		d = opendir("/proc");
+		child_assert(d != NULL);
+		for (n = 0; (e = readdir(d)) != NULL;) {
+			pid_t p = (pid_t)atoi(e->d_name);
+
+			n += p > 0 && stat_field(p, 5) == group && runs(p);
+		}
+		closedir(d);
+	}
+}
+
+/*
+ * A hundred server deaths: its twin takes over (and clones a new twin), or, every tenth
+ * time, server and twin die at once and the next create starts a server that reclaims
+ * what they held.  Each used to leave 4 or 5 entries of the inode index in use for FIFOs
+ * no longer there, never reused: after some 100,000 deaths the index was full.  Here the
+ * index holds as many entries after the deaths as before, give or take a shard's spares.
+ */
+static void
+server_deaths_leave_no_index_entry(void)
+{
+	int fd[4];
+	struct tfd_shared *sh;
+	uint32_t before, after;
+	pid_t server;
+
+	for (int k = 0; k < 4; k++)
+		fd[k] = armed_timer(CLOCK_MONOTONIC, 5 * NS_PER_MS, 5 * NS_PER_MS);
+	sh = family();
+	watch_servers(sh);
+	server = new_server_after(sh, 0);
+	twin_ready(server);
+	before = index_entries(sh);
+	for (int round = 1; round <= 100; round++) {
+		if (round % 10) {
+			kill(server, SIGKILL);
+		} else {
+			int more;
+
+			kill(-getpgid(server), SIGKILL);
+			/* Both gone: the next create starts the family's next server. */
+			while (__tfd_server_alive(&sh->shards[0]))
+				sleep_ns(NS_PER_MS);
+			more = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+			child_assert(more >= 0);
+			close(more);
+		}
+		server = new_server_after(sh, server);
+		watch_servers(sh);
+		twin_ready(server);
+	}
+	/* The spares are remade by the last server: let it finish (a harvest). */
+	sleep_ns(200 * NS_PER_MS);
+	after = index_entries(sh);
+	if (after > before + TFD_SPARES) {
+		fprintf(stderr, "%s:%d: child: %u index entries in use after 100 server deaths, %u before\n",
+			__FILE__, __LINE__, after, before);
+		_exit(1);
+	}
+	for (int k = 0; k < 4; k++) {
+		uint64_t n = 0;
+
+		/* Still counting: a read within 50 ms (scaled) of a 5 ms timer. */
+		sleep_ns(scaled_ns(50 * NS_PER_MS));
+		child_assert(read(fd[k], &n, sizeof(n)) == (ssize_t)sizeof(n) && n > 0);
+		close(fd[k]);
+	}
+}
+
+START_TEST(a_hundred_server_deaths_leave_no_inode_index_entry_behind)
+{
+	planted = 0;
+	run_planting(server_deaths_leave_no_index_entry, "100 server deaths");
+	plantings_done();
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1450,6 +1576,7 @@ main(void)
 	tcase_add_test(
 		tc,
 		garbage_over_the_shared_records_never_makes_a_server_remove_or_open_a_path_outside_its_directory);
+	tcase_add_test(tc, a_hundred_server_deaths_leave_no_inode_index_entry_behind);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
