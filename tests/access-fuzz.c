@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "attacker.h"
+#include "dirs.h"
 #include "slowness.h"
 
 #define NTIMERS 8
@@ -193,22 +194,6 @@ not_decoys(char *first, size_t size)
 	return n;
 }
 
-/* The number of entries of the directory @path but "." and "..", or -1. */
-static int
-entries_of(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 /*
  * A new place under $TMPDIR or /tmp, with its decoys: 0 or -1 (said why).  0755: the
  * library takes a place only if anyone may pass through it (spawn.c, trusted_base()), and
@@ -294,7 +279,7 @@ decoys_intact(void)
 
 		decoy_path(k, path, sizeof(path));
 		/* A decoy removed was said above. */
-		n = k != DECOY_FILE ? entries_of(path) : want;
+		n = k != DECOY_FILE ? dir_entries(path) : want;
 		if (n >= 0 && n != want) {
 			printf("access-fuzz: %s: %zd entries now, not %d\n", path, n, want);
 			failures++;

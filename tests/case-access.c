@@ -35,6 +35,7 @@
 #include <check.h>
 
 #include "attacker.h"
+#include "dirs.h"
 #include "helpers.h"
 #include "procs.h"
 #include "suite.h"
@@ -372,22 +373,6 @@ END_TEST
 
 /* --- where the directory goes ------------------------------------------------------------------ */
 
-/* Entries in @dir, or -1. */
-static int
-entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 static char untrusted[64];
 
 /* A first timer with $TMPDIR at @untrusted: made, and nothing put there. */
@@ -399,7 +384,7 @@ first_timer_beside_untrusted_tmpdir(void)
 	child_assert(setenv("TMPDIR", untrusted, 1) == 0);
 	fd = periodic_timer(10 * NS_PER_MS, 0);
 	child_assert(fd >= 0);
-	child_assert(entries(untrusted) == 0);
+	child_assert(dir_entries(untrusted) == 0);
 	close(fd);
 }
 

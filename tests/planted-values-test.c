@@ -40,6 +40,7 @@
 
 #include "suite.h"
 
+#include "dirs.h"
 #include "helpers.h"
 
 #include "emu/emu.h"
@@ -255,6 +256,20 @@ run_planting(void (*fn)(void), const char *what)
 		      "%s: the child failed (status %#x; its message is above)", what, status);
 }
 
+/* Runs @fn once for each of @values[@n] (the planted value in its child), named "@name <value>". */
+static void
+run_plantings(void (*fn)(void), const int64_t *values, size_t n, const char *name, bool hex)
+{
+	for (size_t v = 0; v < n; v++) {
+		char what[64];
+
+		planted = values[v];
+		snprintf(what, sizeof(what), hex ? "%s %#llx" : "%s %lld", name, (long long)planted);
+		run_planting(fn, what);
+	}
+}
+#define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
+
 /* --- what the planting child uses ------------------------------------------------------ */
 
 /* This process's family mapping: there once it made an emulated timer. */
@@ -422,13 +437,7 @@ gettime_settime_and_read_answer(void)
 
 START_TEST(a_planted_clock_base_out_of_range_leaves_gettime_settime_and_read_answering)
 {
-	for (size_t v = 0; v < sizeof(bad_bases) / sizeof(bad_bases[0]); v++) {
-		char what[64];
-
-		planted = bad_bases[v];
-		snprintf(what, sizeof(what), "base %lld", (long long)planted);
-		run_planting(gettime_settime_and_read_answer, what);
-	}
+	run_plantings(gettime_settime_and_read_answer, bad_bases, NVALUES(bad_bases), "base", false);
 	plantings_done();
 }
 END_TEST
@@ -483,13 +492,7 @@ server_outlives_a_bad_base(void)
 
 START_TEST(the_server_outlives_a_planted_base_on_a_queued_timer_and_other_timers_keep_counting)
 {
-	for (size_t v = 0; v < sizeof(bad_bases) / sizeof(bad_bases[0]); v++) {
-		char what[64];
-
-		planted = bad_bases[v];
-		snprintf(what, sizeof(what), "base %lld", (long long)planted);
-		run_planting(server_outlives_a_bad_base, what);
-	}
+	run_plantings(server_outlives_a_bad_base, bad_bases, NVALUES(bad_bases), "base", false);
 	plantings_done();
 }
 END_TEST
@@ -539,13 +542,8 @@ create_answers_with_bad_spares(void)
 
 START_TEST(planted_spares_out_of_range_give_a_create_a_timer_or_an_errno)
 {
-	for (size_t v = 0; v < sizeof(bad_spares) / sizeof(bad_spares[0]); v++) {
-		char what[64];
-
-		planted = bad_spares[v];
-		snprintf(what, sizeof(what), "spare entry %#llx", (long long)planted);
-		run_planting(create_answers_with_bad_spares, what);
-	}
+	run_plantings(create_answers_with_bad_spares, bad_spares,
+		      NVALUES(bad_spares), "spare entry", true);
 	plantings_done();
 }
 END_TEST
@@ -594,13 +592,8 @@ server_ends_cleanly_with_bad_spares(void)
 
 START_TEST(a_server_that_ends_with_planted_spares_ends_by_itself_and_the_next_create_works)
 {
-	for (size_t v = 0; v < sizeof(bad_spares) / sizeof(bad_spares[0]); v++) {
-		char what[64];
-
-		planted = bad_spares[v];
-		snprintf(what, sizeof(what), "spare entry %#llx", (long long)planted);
-		run_planting(server_ends_cleanly_with_bad_spares, what);
-	}
+	run_plantings(server_ends_cleanly_with_bad_spares, bad_spares,
+		      NVALUES(bad_spares), "spare entry", true);
 	plantings_done();
 }
 END_TEST
@@ -663,13 +656,8 @@ lookups_pass_over_bad_entries(void)
 
 START_TEST(planted_index_entries_out_of_range_are_passed_over_by_lookups)
 {
-	for (size_t v = 0; v < sizeof(bad_entries) / sizeof(bad_entries[0]); v++) {
-		char what[64];
-
-		planted = bad_entries[v];
-		snprintf(what, sizeof(what), "index entry %#llx", (long long)planted);
-		run_planting(lookups_pass_over_bad_entries, what);
-	}
+	run_plantings(lookups_pass_over_bad_entries, bad_entries,
+		      NVALUES(bad_entries), "index entry", true);
 	plantings_done();
 }
 END_TEST
@@ -830,13 +818,8 @@ settime_returns_after_a_planted_busy_word(void)
 
 START_TEST(a_settime_returns_in_bounded_time_after_a_planted_busy_word)
 {
-	for (size_t v = 0; v < sizeof(bad_busy) / sizeof(bad_busy[0]); v++) {
-		char what[64];
-
-		planted = bad_busy[v];
-		snprintf(what, sizeof(what), "busy word %#llx", (long long)planted);
-		run_planting(settime_returns_after_a_planted_busy_word, what);
-	}
+	run_plantings(settime_returns_after_a_planted_busy_word, bad_busy,
+		      NVALUES(bad_busy), "busy word", true);
 	plantings_done();
 }
 END_TEST
@@ -990,22 +973,6 @@ decoy_path(const struct place *p, int k, char *buf, size_t size)
 		fprintf(stderr, "%s/%s: path too long\n", p->dir, decoy_names[k]);
 		_exit(1);
 	}
-}
-
-/* The number of entries of directory @path but "." and "..", or -1. */
-static int
-entries_of(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
 }
 
 /*
@@ -1346,11 +1313,11 @@ decoys_intact_and_nothing_left(const struct place *p)
 			      "%s: its contents changed", path);
 	}
 	decoy_path(p, DECOY_DIR, path, sizeof(path));
-	ck_assert_msg(entries_of(path) == 0, "%s: not empty now", path);
+	ck_assert_msg(dir_entries(path) == 0, "%s: not empty now", path);
 	decoy_path(p, DECOY_INNER, path, sizeof(path));
-	ck_assert_msg(entries_of(path) == 0, "%s: not empty now", path);
+	ck_assert_msg(dir_entries(path) == 0, "%s: not empty now", path);
 	decoy_path(p, DECOY_OUTER, path, sizeof(path));
-	ck_assert_msg(entries_of(path) == 1, "%s: holds more than the inner decoy now", path);
+	ck_assert_msg(dir_entries(path) == 1, "%s: holds more than the inner decoy now", path);
 	/* What the library made there (its directories: a server's, a dead server's) is gone. */
 	d = opendir(p->dir);
 	ck_assert_msg(d != NULL, "%s: %s", p->dir, strerror(errno));
@@ -1460,7 +1427,6 @@ twin_ready(pid_t server)
 {
 	pid_t group = getpgid(server);
 	int64_t t0 = mono_ns();
-	DIR *d;
 
 	if (access("/proc/self/stat", R_OK) != 0) {
 		sleep_ns(300 * NS_PER_MS);
@@ -1468,6 +1434,7 @@ twin_ready(pid_t server)
 	}
 	for (int n = 0; n < 2; sleep_ns(2 * NS_PER_MS)) {
 		struct dirent *e;
+		DIR *d;
 
 		child_assert_within(t0, 5000, "a server's twin");
 		d = opendir("/proc");
