@@ -9,7 +9,7 @@ set -eu
 seconds=${ACCESS_FUZZ_SECONDS:-5}
 if [ -n "${TEST_RUNNER:-}" ]; then
 	# qemu-user ignores madvise(): fork hands the attacker the family's memory there.
-	echo "SKIP: under $TEST_RUNNER fork() hands a child everything (madvise ignored); make check-vm runs it"
+	echo "SKIP: under $TEST_RUNNER fork() hands a child everything (madvise ignored); make check on a native kernel runs it"
 	exit 77
 fi
 # shellcheck disable=SC2086 # TEST_WRAPPER may be a command with options (make check-valgrind)

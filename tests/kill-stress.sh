@@ -16,7 +16,7 @@ LIBTIMERFD_BACKEND=kernel ${TEST_WRAPPER:-} ${TEST_RUNNER:-} "$top_builddir/test
 if [ -n "${TEST_RUNNER:-}" ]; then
 	# qemu-user refuses CLONE_FILES: a twin there holds no write end, and reads see
 	# end-of-file between a kill and the takeover (libtimerfd(7)), which this test fails.
-	echo "SKIP: under $TEST_RUNNER the twin cannot share the server's table (CLONE_FILES); make check-vm runs it"
+	echo "SKIP: under $TEST_RUNNER the twin cannot share the server's table (CLONE_FILES); make check on a native kernel runs it"
 	exit 77
 fi
 # shellcheck disable=SC2086
