@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,4 +210,253 @@ attack_round(uint64_t *seed, bool by_name, struct attack *a)
 		}
 		closedir(d);
 	}
+}
+
+/* --- an attacker of the program's own user: the library's files are its own ------------- */
+
+/* The count it forges: far more than any timer counts. */
+#define FORGED 0x4141414141414141ULL
+
+/* The directories one round chmod-ed, with their old modes, put back at the round's end. */
+#define OPENED_UP_MAX 16
+struct opened_up {
+	int n;
+	char path[OPENED_UP_MAX][1024];
+	mode_t mode[OPENED_UP_MAX];
+};
+
+/* Every directory named like the library's in the usual places, to @fn with its lstat(). */
+static void
+each_library_dir(void (*fn)(const char *path, const struct stat *st, struct held *h),
+		 struct held *h)
+{
+	const char *bases[] = { getenv("TMPDIR"), "/dev/shm", "/tmp", "/var/tmp" };
+
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		DIR *d = bases[b] ? opendir(bases[b]) : NULL;
+		const struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char path[1024];
+			struct stat st;
+
+			if (strncmp(e->d_name, ".libtimerfd-", 12) != 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", bases[b], e->d_name);
+			if (lstat(path, &st) == 0)
+				fn(path, &st, h);
+		}
+		closedir(d);
+	}
+}
+
+/* A directory there before the program's first timer: remembered, to be left alone. */
+static void
+remember_before(const char *path, const struct stat *st, struct held *h)
+{
+	(void)path;
+	if (h->nbefore < HELD_BEFORE_MAX) {
+		h->before_dev[h->nbefore] = (uint64_t)st->st_dev;
+		h->before_ino[h->nbefore++] = (uint64_t)st->st_ino;
+	}
+}
+
+/* A directory of its own user that was not there before: the program's, a target. */
+static void
+aim_at_new(const char *path, const struct stat *st, struct held *h)
+{
+	if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || h->ntargets == HELD_TARGETS_MAX ||
+	    strlen(path) >= sizeof(h->targets[0]))
+		return;
+	for (int k = 0; k < h->nbefore; k++)
+		if (h->before_dev[k] == (uint64_t)st->st_dev && h->before_ino[k] == (uint64_t)st->st_ino)
+			return;
+	strcpy(h->targets[h->ntargets++], path);
+}
+
+void
+held_init(struct held *h)
+{
+	memset(h, 0, sizeof(*h));
+	/* A write end it holds outlives the FIFO's readers: EPIPE then, not its end. */
+	signal(SIGPIPE, SIG_IGN);
+	each_library_dir(remember_before, h);
+}
+
+void
+held_aim(struct held *h)
+{
+	each_library_dir(aim_at_new, h);
+}
+
+/*
+ * @path, a directory of its own user, made listable where its mode says not (its owner may
+ * chmod it), the old mode recorded in @up: whether it is such a directory, now listable.
+ */
+static bool
+open_up(const char *path, struct opened_up *up, struct attack *a)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	if ((st.st_mode & 0700) == 0700)
+		return true;
+	if (up->n == OPENED_UP_MAX || strlen(path) >= sizeof(up->path[0]) ||
+	    chmod(path, (st.st_mode & 07777) | 0700) < 0)
+		return false;
+	strcpy(up->path[up->n], path);
+	up->mode[up->n++] = st.st_mode & 07777;
+	a->dirs_opened_up++;
+	return true;
+}
+
+/*
+ * The FIFO @path opened with @flags, non-blocking: fd, or -1.  One of its own user's whose
+ * mode refuses it is chmod-ed for the open, and back.
+ */
+static int
+open_own(const char *path, const struct stat *st, int flags)
+{
+	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0 && errno == EACCES && st->st_uid == geteuid() &&
+	    chmod(path, (st->st_mode & 07777) | ((flags & O_ACCMODE) == O_WRONLY ? 0200 : 0400)) == 0) {
+		fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		chmod(path, st->st_mode & 07777);
+	}
+	return fd;
+}
+
+/* Whether @h holds an end of the FIFO @st, for writing (@writer) or for reading. */
+static bool
+holds(const struct held *h, const struct stat *st, bool writer)
+{
+	for (int k = 0; k < h->n; k++)
+		if (h->writer[k] == writer && h->dev[k] == (uint64_t)st->st_dev &&
+		    h->ino[k] == (uint64_t)st->st_ino)
+			return true;
+	return false;
+}
+
+/* @fd, an end of the FIFO @st, kept open in @h while there is room, else closed. */
+static void
+hold(struct held *h, int fd, bool writer, const struct stat *st, struct attack *a)
+{
+	if (h->n == HELD_MAX) {
+		close(fd);
+		return;
+	}
+	h->fd[h->n] = fd;
+	h->writer[h->n] = writer;
+	h->dev[h->n] = (uint64_t)st->st_dev;
+	h->ino[h->n++] = (uint64_t)st->st_ino;
+	if (h->n > a->held)
+		a->held = h->n;
+}
+
+/* What waits in the read end @fd, read away: every count it had not forged is stolen. */
+static void
+steal(int fd, struct attack *a)
+{
+	uint64_t buf[8];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		a->bytes_read += n;
+		for (ssize_t k = 0; k < n / (ssize_t)sizeof(buf[0]); k++)
+			if (buf[k] != FORGED)
+				a->stolen++;
+	}
+}
+
+/* The FIFO @path: a forged count written into it and what waits read, each end kept if new. */
+static void
+take_fifo(const char *path, const struct stat *st, struct attack *a, struct held *h)
+{
+	uint64_t forged = FORGED;
+	int fd;
+
+	/* An end already held: the held ones are written and read after the walk. */
+	if (!holds(h, st, true) && (fd = open_own(path, st, O_WRONLY)) >= 0) {
+		a->fifos_opened++;
+		if (write(fd, &forged, sizeof(forged)) == (ssize_t)sizeof(forged))
+			a->forged++;
+		hold(h, fd, true, st, a);
+	}
+	if (!holds(h, st, false) && (fd = open_own(path, st, O_RDONLY)) >= 0) {
+		a->fifos_read++;
+		steal(fd, a);
+		hold(h, fd, false, st, a);
+	}
+}
+
+/* Every FIFO under the directory @dir of its own user (two levels), taken. */
+static void
+take_under(const char *dir, int depth, struct opened_up *up, struct attack *a, struct held *h)
+{
+	DIR *d;
+	const struct dirent *e;
+
+	if (!open_up(dir, up, a) || !(d = opendir(dir)))
+		return;
+	if (depth == 0)
+		a->dirs_listed++;
+	while ((e = readdir(d))) {
+		char path[1024];
+		struct stat st;
+
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth == 0)
+			take_under(path, 1, up, a, h);
+		else if (S_ISFIFO(st.st_mode))
+			take_fifo(path, &st, a, h);
+	}
+	closedir(d);
+}
+
+void
+attack_own_files(struct attack *a, struct held *h)
+{
+	static struct opened_up up; /* 16 KiB: off the stack */
+	struct pollfd pf[HELD_MAX];
+	uint64_t forged = FORGED;
+	int n = 0;
+
+	up.n = 0;
+	for (int t = 0; t < h->ntargets; t++)
+		take_under(h->targets[t], 0, &up, a, h);
+	/* The modes put back, the innermost first (the way to it needs the outer one's). */
+	while (up.n > 0) {
+		up.n--;
+		chmod(up.path[up.n], up.mode[up.n]);
+	}
+	/* Every held end, again: a spare held since before it became a timer is now that timer. */
+	for (int k = 0; k < h->n; k++) {
+		if (h->writer[k]) {
+			if (write(h->fd[k], &forged, sizeof(forged)) == (ssize_t)sizeof(forged))
+				a->forged++;
+		} else {
+			pf[n].fd = h->fd[k];
+			pf[n++].events = POLLIN;
+		}
+	}
+	/* A count the server delivers, raced for with the program. */
+	if (n > 0 && poll(pf, (nfds_t)n, 1) >= 0)
+		for (int k = 0; k < n; k++)
+			steal(pf[k].fd, a);
+}
+
+void
+held_release(struct held *h)
+{
+	for (int k = 0; k < h->n; k++)
+		close(h->fd[k]);
+	h->n = 0;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -36,37 +37,46 @@ close_pair(int sv[2])
 		close(sv[1]);
 }
 
-/* One request through the door at @path: the reply's value, or TFD_EMU_NOT_OURS, -EAGAIN. */
+/*
+ * One request through the door at @path, sent with the descriptors @pass[0..@npass) and
+ * the reply's socket: 1 with the reply in @rep (and a descriptor that came with it in
+ * @got, else -1), or TFD_EMU_NOT_OURS, -ENOMEM, -EAGAIN.
+ */
 static long
-call_one(const char *path, int fd, const struct tfd_door_req *req, struct tfd_spec *out,
-	 int *budget_ms)
+exchange(const char *path, const int *pass, int npass, const struct tfd_door_req *req,
+	 struct tfd_door_rep *rep, int *got, int recv_flags, int *budget_ms)
 {
 	union {
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
-	} ctl;
+	} ctl, rctl;
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct iovec iov = { .iov_base = (void *)req, .iov_len = sizeof(*req) };
 	struct msghdr m = { .msg_name = &a, .msg_namelen = sizeof(a), .msg_iov = &iov,
 			    .msg_iovlen = 1, .msg_control = ctl.buf,
-			    .msg_controllen = sizeof(ctl.buf) };
-	struct tfd_door_rep rep;
+			    .msg_controllen = CMSG_SPACE((size_t)(npass + 1) * sizeof(int)) };
+	struct iovec riov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr rm = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rctl.buf,
+			     .msg_controllen = sizeof(rctl.buf) };
 	struct cmsghdr *c;
 	struct pollfd p;
-	int sv[2], pass[2];
+	int sv[2], all[2];
 	ssize_t n;
 
+	*got = -1;
 	memcpy(a.sun_path, path, strnlen(path, sizeof(a.sun_path) - 1));
+	/* No descriptor for the reply: -EMFILE (settime's ENOMEM: libtimerfd(7)). */
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -ENOMEM; /* no descriptor for the reply: settime's ENOMEM (libtimerfd(7)) */
+		return errno == EMFILE || errno == ENFILE ? -EMFILE : -ENOMEM;
 	memset(ctl.buf, 0, sizeof(ctl.buf));
 	c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(pass));
-	pass[0] = fd;
-	pass[1] = sv[1];
-	memcpy(CMSG_DATA(c), pass, sizeof(pass));
+	c->cmsg_len = CMSG_LEN((size_t)(npass + 1) * sizeof(int));
+	for (int k = 0; k < npass; k++)
+		all[k] = pass[k];
+	all[npass] = sv[1];
+	memcpy(CMSG_DATA(c), all, (size_t)(npass + 1) * sizeof(int));
 	while ((n = sendmsg(sv[0], &m, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0) {
 		/* The door's queue is full: its server is busy; wait a little. */
 		if ((errno == EAGAIN || errno == EINTR) && *budget_ms > 0) {
@@ -96,14 +106,77 @@ call_one(const char *path, int fd, const struct tfd_door_req *req, struct tfd_sp
 			return -ENOMEM; /* its server never answered: libtimerfd(7) */
 		}
 	}
-	n = recv(sv[0], &rep, sizeof(rep), MSG_DONTWAIT);
+	n = recvmsg(sv[0], &rm, MSG_DONTWAIT | recv_flags);
 	close_pair(sv);
+	/* Any descriptor that came: at most one is kept, the rest closed. */
+	for (c = n >= 0 ? CMSG_FIRSTHDR(&rm) : NULL; c; c = CMSG_NXTHDR(&rm, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t j = 0; j < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); j++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + j * sizeof(int), sizeof(int));
+			if (*got < 0)
+				*got = fd;
+			else
+				close(fd);
+		}
+	}
 	/* A server that dropped the request (it could not read it) answers nothing: end-of-file. */
-	if (n != (ssize_t)sizeof(rep))
-		return TFD_EMU_NOT_OURS;
+	if (n != (ssize_t)sizeof(*rep) || (rm.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
+		if (*got >= 0)
+			close(*got);
+		*got = -1;
+		/* No number for the descriptor that came: the kernel closed it. */
+		return n == (ssize_t)sizeof(*rep) && (rm.msg_flags & MSG_CTRUNC) ? -EMFILE :
+										   TFD_EMU_NOT_OURS;
+	}
+	return 1;
+}
+
+/* One request through the door at @path: the reply's value, or TFD_EMU_NOT_OURS, -EAGAIN. */
+static long
+call_one(const char *path, int fd, const struct tfd_door_req *req, struct tfd_spec *out,
+	 int *budget_ms)
+{
+	struct tfd_door_rep rep;
+	int got;
+	long r = exchange(path, &fd, 1, req, &rep, &got, 0, budget_ms);
+
+	if (got >= 0)
+		close(got); /* a SETTIME or GETTIME answer carries none */
+	if (r != 1)
+		return r == -EMFILE ? -ENOMEM : r;
 	if (rep.ret == 0 && out)
 		*out = rep.value;
 	return (long)rep.ret;
+}
+
+long
+__tfd_door_make(const char *path, int flags, const uint32_t key[4], int *fd)
+{
+	struct tfd_door_req req = { .magic = TFD_DOOR_MAGIC, .op = TFD_DOOR_MAKE, .flags = flags };
+	struct tfd_door_rep rep;
+	int budget_ms = DOOR_WAIT_MS, got;
+	long r = exchange(path, NULL, 0, &req, &rep, &got, (flags & TFD_CLOEXEC) ? MSG_CMSG_CLOEXEC : 0,
+			  &budget_ms);
+
+	/*
+	 * Whoever is bound at the path got the reply's socket; only the server knows the key
+	 * (it is in the memory it shares with this process alone).  Anything else is no
+	 * answer: -ENOMEM, never a descriptor of somebody else's.
+	 */
+	if (r == 1 && memcmp(rep.key, key, sizeof(rep.key)) != 0)
+		r = -ENOMEM;
+	else if (r == 1)
+		r = rep.ret >= 0 && got < 0 ? -ENOMEM : (long)rep.ret;
+	else if (r == TFD_EMU_NOT_OURS)
+		r = -ENOMEM;
+	/* -EMFILE as it came: this process's table is too full for the exchange. */
+	if (r < 0 && got >= 0)
+		close(got);
+	*fd = r < 0 ? -1 : got;
+	return r;
 }
 
 bool
@@ -271,15 +344,45 @@ __tfd_door_receive(int door, struct tfd_door_req *req, int *timer, int *reply, p
 				cred = true;
 			}
 		}
-		if (n == (ssize_t)sizeof(*req) && req->magic == TFD_DOOR_MAGIC && nfds == 2 && cred &&
-		    !(m.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
-			*timer = fds[0];
-			*reply = fds[1];
+		if (n == (ssize_t)sizeof(*req) && req->magic == TFD_DOOR_MAGIC && cred &&
+		    !(m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) &&
+		    nfds == (req->op == TFD_DOOR_MAKE ? 1 : 2)) {
+			*timer = nfds == 2 ? fds[0] : -1;
+			*reply = fds[nfds - 1];
 			return 1;
 		}
 		for (int j = 0; j < nfds && j < 2; j++)
 			tfd_sys_close(fds[j]);
 	}
+}
+
+void
+__tfd_door_answer_make(int reply, long ret, const uint32_t key[4], int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct tfd_door_rep rep = { .ret = ret };
+	struct iovec iov = { .iov_base = &rep, .iov_len = sizeof(rep) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	memcpy(rep.key, key, sizeof(rep.key));
+	if (ret >= 0) {
+		struct cmsghdr *c;
+
+		memset(ctl.buf, 0, sizeof(ctl.buf));
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof(ctl.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	/* Never waits: a sender that stopped reading loses its answer (its create fails). */
+	sendmsg(reply, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	tfd_sys_close(reply);
 }
 
 void

@@ -9,7 +9,11 @@
 
 #include "emu/emu.h"
 
-enum tfd_door_op { TFD_DOOR_SETTIME = 1, TFD_DOOR_GETTIME = 2 };
+/*
+ * SETTIME, GETTIME: for any holder of a timer's descriptor.  MAKE: a new timer with no name,
+ * for the server's own process alone (DESIGN.md, "Names"), sent with the reply's socket only.
+ */
+enum tfd_door_op { TFD_DOOR_SETTIME = 1, TFD_DOOR_GETTIME = 2, TFD_DOOR_MAKE = 3 };
 
 /* A request: sent with the timer's descriptor and the reply's socket (SCM_RIGHTS). */
 struct tfd_door_req {
@@ -24,6 +28,7 @@ struct tfd_door_req {
 struct tfd_door_rep {
 	int64_t ret;
 	struct tfd_spec value;
+	uint32_t key[4]; /* MAKE's: the shard's door_key, which only the server and its process know */
 };
 
 #define TFD_DOOR_MAGIC 0x74666431u /* "tfd1" */
@@ -36,6 +41,13 @@ struct tfd_door_rep {
  * (family.c knows the doors): its reply, or TFD_EMU_NOT_OURS.
  */
 long __tfd_door_call(int fd, uint64_t dev, const struct tfd_door_req *req, struct tfd_spec *out);
+/*
+ * MAKE at the door @path, whose server's answers carry @key: the slot's index with the new
+ * timer's read end in @fd (close-on-exec if @flags say so), or -errno (-ENOSYS: the server
+ * makes none; -EMFILE: this process has no numbers for the exchange; -ENOMEM: no answer
+ * of its, as a hijacked door gives).
+ */
+long __tfd_door_make(const char *path, int flags, const uint32_t key[4], int *fd);
 /* The door's path in the directory @dir, in @path of @size bytes: false if it does not fit. */
 bool __tfd_door_path(const char *dir, char *path, size_t size);
 /* Whether a door may serve a FIFO on @dev: one known for it, or /proc to find one. */
@@ -49,11 +61,14 @@ void __tfd_door_own(int door);
 /* Unbinds the door in the directory @dir, and closes @door unless it is -1. */
 void __tfd_door_close(int door, const char *dir);
 /*
- * The next request at the door, if any: 1 with the request, the timer's descriptor, the
- * reply's socket and the sender's pid; 0 if none waits.  A malformed one is dropped.
+ * The next request at the door, if any: 1 with the request, the timer's descriptor (-1 for
+ * a MAKE), the reply's socket and the sender's pid; 0 if none waits.  A malformed one is
+ * dropped.
  */
 int __tfd_door_receive(int door, struct tfd_door_req *req, int *timer, int *reply, pid_t *pid);
 /* Answers on @reply (never waits) and closes it. */
 void __tfd_door_answer(int reply, long ret, const struct tfd_spec *value);
+/* Answers a MAKE on @reply with @key and, if @ret >= 0, the descriptor @fd; closes @reply. */
+void __tfd_door_answer_make(int reply, long ret, const uint32_t key[4], int fd);
 
 #endif /* TFD_EMU_DOOR_H */

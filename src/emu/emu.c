@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -58,6 +59,32 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 	 * removed the directory, and the server, told by the give-back, makes it again with new
 	 * spares.  Bounded: where no name can ever lead to them (chroot(): libtimerfd(7)), ENOSYS.
 	 */
+	/*
+	 * A process that may not be looked into (not dumpable: PR_SET_DUMPABLE, a set-user-ID
+	 * program) gets a timer that never had a name, handed over by its server: a spare's
+	 * name may have been opened by a process of the same user meanwhile (DESIGN.md,
+	 * "Names").  Where the server makes none (no /proc), or this process has too few
+	 * descriptor numbers left for the exchange (2 more than the timer), a spare, as
+	 * libtimerfd(7) says.
+	 */
+	if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1) {
+		int got;
+
+		i = __tfd_server_take_unnamed(sh, flags, &got);
+		if (i >= 0) {
+			s = &sh->slots[i];
+			fd = got;
+			if (!(flags & TFD_NONBLOCK) && fcntl(got, F_SETFL, 0) < 0) {
+				close(got);
+				__atomic_store_n(&s->state, TFD_SLOT_GIVEN_BACK, __ATOMIC_SEQ_CST);
+				__tfd_server_poke(sh, (uint32_t)i, INT64_MIN);
+				return -ENOMEM;
+			}
+			goto made;
+		}
+		if (i != -ENOSYS && i != -EMFILE)
+			return i;
+	}
 	for (int tries = 0;; tries++) {
 		i = __tfd_server_take_spare(sh);
 		if (i < 0)
@@ -72,6 +99,9 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 		if (fd != -ENOSYS || tries == TFD_SPARES)
 			return fd;
 	}
+	if (__atomic_load_n(&tfd_shard_of(sh, (uint32_t)i)->names_go, __ATOMIC_ACQUIRE))
+		__tfd_fifo_unname_taken(sh, (uint32_t)i);
+made:
 	/*
 	 * The slot is this create's alone until it is live: its lock is made the first time.
 	 * Not again: a process of the family may still hold it from the slot's last timer
@@ -160,15 +190,21 @@ lock_timer(struct tfd_shared *sh, long id, uint64_t ino, struct tfd_guard *g)
 	return NULL;
 }
 
+/* What a process's drain needs: the family, and the descriptor the call was given. */
+struct drain_ctx {
+	struct tfd_shared *sh;
+	int fd;
+};
+
 /* A process's drain: through a read end of its own, else by the server. */
 static int
 drain_here(uint32_t i, void *ctx)
 {
-	struct tfd_shared *sh = ctx;
-	int err = __tfd_fifo_drain(sh, i);
+	const struct drain_ctx *d = ctx;
+	int err = __tfd_fifo_drain(d->sh, i, d->fd);
 
 	/* No descriptor for a momentary read end, the directory out of reach: the server. */
-	return err < 0 ? __tfd_server_drain(sh, i) : 0;
+	return err < 0 ? __tfd_server_drain(d->sh, i) : 0;
 }
 
 long
@@ -176,6 +212,7 @@ __tfd_emu_settime(int fd, long id, uint64_t dev, uint64_t ino, int flags,
 		  const struct tfd_spec *new_value, struct tfd_spec *old_value)
 {
 	struct tfd_shared *sh = __tfd_shared();
+	struct drain_ctx d = { .sh = sh, .fd = fd };
 	struct tfd_slot *s;
 	struct tfd_guard g;
 	struct tfd_spec old;
@@ -204,7 +241,7 @@ __tfd_emu_settime(int fd, long id, uint64_t dev, uint64_t ino, int flags,
 		return -EPERM;
 	}
 	__tfd_arming_begin(s);
-	err = __tfd_slot_arm(s, (uint32_t)(id - 1), flags, new_value, &old, &due, drain_here, sh);
+	err = __tfd_slot_arm(s, (uint32_t)(id - 1), flags, new_value, &old, &due, drain_here, &d);
 	/* A realtime thread's timer is served at its priority (server.c, "realtime"). */
 	if (err == 0)
 		s->rt_prio = __tfd_rt_priority_arming(new_value, 0);
@@ -224,7 +261,7 @@ __tfd_emu_settime(int fd, long id, uint64_t dev, uint64_t ino, int flags,
  * nothing if a momentary write end cannot be had (the count then comes from the server).
  */
 static void
-catch_up(struct tfd_shared *sh, long id, uint64_t ino)
+catch_up(struct tfd_shared *sh, long id, int fd, uint64_t ino)
 {
 	struct tfd_guard g;
 	struct tfd_slot *s = lock_timer(sh, id, ino, &g);
@@ -243,7 +280,7 @@ catch_up(struct tfd_shared *sh, long id, uint64_t ino)
 		struct tfd_timer_state fwd = s->fwd;
 		uint64_t n = tfd_state_expire(&fwd, now);
 
-		if (n && __tfd_fifo_catch_up(sh, (uint32_t)(id - 1), n) == 0)
+		if (n && __tfd_fifo_catch_up(sh, (uint32_t)(id - 1), fd, n) == 0)
 			s->fwd = fwd;
 	}
 	__tfd_arming_end(s);
@@ -274,7 +311,7 @@ __tfd_emu_gettime(int fd, long id, uint64_t dev, uint64_t ino, struct tfd_spec *
 		return TFD_EMU_NOT_OURS;
 	now = __tfd_base_now(base);
 	if (a.fwd.armed && a.fwd.expiry <= now)
-		catch_up(sh, id, ino);
+		catch_up(sh, id, fd, ino);
 	/* Read, not changed: the time to the next expiry after now, from the clock. */
 	tfd_state_expire(&a.st, now);
 	tfd_state_get(&a.st, now, curr_value);

@@ -23,7 +23,9 @@
  * read, so a read() returns what a timerfd's does; the server replaces it as
  * expirations come.  A FIFO rather than an anonymous pipe: its name lets a
  * process open a new read end of it (create, settime's drain, the server's
- * read-out) with nothing but open(2), where there is no /proc.
+ * read-out) with nothing but open(2), where there is no /proc.  Where there is,
+ * a live timer's name goes, and a non-dumpable process's timers never have one
+ * (DESIGN.md, "Names"): those are reopened through /proc/self/fd.
  */
 
 /* "<i>-<gen>-<secret>": the secret makes the name unguessable (the directory is not listable). */
@@ -73,10 +75,15 @@ __tfd_fifo_path(const struct tfd_names *nm, uint32_t i, uint32_t gen, char *buf,
 bool
 __tfd_fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev)
 {
-	for (int k = 0; k < TFD_SHARDS; k++)
-		if (__atomic_load_n(&sh->shards[k].fifo_dev[0], __ATOMIC_RELAXED) == (uint32_t)dev &&
-		    __atomic_load_n(&sh->shards[k].fifo_dev[1], __ATOMIC_RELAXED) == (uint32_t)(dev >> 32))
+	for (int k = 0; k < TFD_SHARDS; k++) {
+		const struct tfd_shard *srv = &sh->shards[k];
+
+		if ((__atomic_load_n(&srv->fifo_dev[0], __ATOMIC_RELAXED) == (uint32_t)dev &&
+		     __atomic_load_n(&srv->fifo_dev[1], __ATOMIC_RELAXED) == (uint32_t)(dev >> 32)) ||
+		    (__atomic_load_n(&srv->pipe_dev[0], __ATOMIC_RELAXED) == (uint32_t)dev &&
+		     __atomic_load_n(&srv->pipe_dev[1], __ATOMIC_RELAXED) == (uint32_t)(dev >> 32) && dev))
 			return true;
+	}
 	return false;
 }
 
@@ -105,22 +112,51 @@ is_fifo_at(int fd, uint64_t dev, uint64_t ino)
 	       (uint64_t)st.st_dev == dev;
 }
 
-/* A new read end of slot @i's FIFO, non-blocking, checked to be it: fd, or -errno. */
+/*
+ * Slot @i's FIFO opened anew through @held, the caller's descriptor of it, where /proc is
+ * mounted (a timer with no name: "Names"), with @mode, non-blocking: fd, or -1 (errno).
+ * The number may have been closed and reused since the caller looked at it: what it leads
+ * to is looked at first (stat(), no open), and what is opened is checked by the caller.
+ */
 static int
-open_checked(struct tfd_shared *sh, uint32_t i, int extra)
+reopen_held(const struct tfd_slot *s, int held, int mode)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", held);
+	if (held < 0 || stat(path, &st) < 0)
+		return -1;
+	if (!S_ISFIFO(st.st_mode) || (uint64_t)st.st_ino != s->ino || (uint64_t)st.st_dev != s->dev) {
+		errno = ENOENT;
+		return -1;
+	}
+	return open(path, mode | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/*
+ * A new read end of slot @i's FIFO, non-blocking, checked to be it: fd, or -errno.  By its
+ * name, or through @held (the caller's descriptor of it, -1: none) where it has none.
+ */
+static int
+open_checked(struct tfd_shared *sh, uint32_t i, int extra, int held)
 {
 	char path[TFD_FIFO_PATH_MAX];
 	struct tfd_slot *s = &sh->slots[i];
-	int fd;
+	int fd = -1;
 
-	if (__tfd_fifo_path(__tfd_names(i / TFD_SHARD_SLOTS), i, s->gen, path, sizeof(path)) < 0)
-		return -ENOSYS;
+	errno = ENOENT;
 	/*
 	 * Non-blocking: opening a FIFO for reading never waits, and neither do our reads.  No
 	 * link followed: the directory is the server's own (0711, a secret name), checked
-	 * before it was used; a link there would be no FIFO of ours.
+	 * before it was used; a link there would be no FIFO of ours.  The slot's word on
+	 * whether it has a name is shared memory's: it only says which way is tried first.
 	 */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | extra);
+	if (!__atomic_load_n(&s->unnamed, __ATOMIC_RELAXED) &&
+	    __tfd_fifo_path(__tfd_names(i / TFD_SHARD_SLOTS), i, s->gen, path, sizeof(path)) == 0)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | extra);
+	if (fd < 0 && held >= 0 && errno != EMFILE && errno != ENFILE)
+		fd = reopen_held(s, held, O_RDONLY);
 	if (fd < 0) {
 		int err = errno;
 
@@ -141,7 +177,7 @@ open_checked(struct tfd_shared *sh, uint32_t i, int extra)
 long
 __tfd_fifo_open_reader(struct tfd_shared *sh, uint32_t i, int flags)
 {
-	int fd = open_checked(sh, i, (flags & TFD_CLOEXEC) ? O_CLOEXEC : 0);
+	int fd = open_checked(sh, i, (flags & TFD_CLOEXEC) ? O_CLOEXEC : 0, -1);
 
 	/* The program's file gets exactly its flags: O_NONBLOCK only if asked for. */
 	if (fd >= 0 && !(flags & TFD_NONBLOCK) && fcntl(fd, F_SETFL, 0) < 0) {
@@ -149,6 +185,18 @@ __tfd_fifo_open_reader(struct tfd_shared *sh, uint32_t i, int flags)
 		return -ENOMEM;
 	}
 	return fd;
+}
+
+void
+__tfd_fifo_unname_taken(struct tfd_shared *sh, uint32_t i)
+{
+	char path[TFD_FIFO_PATH_MAX];
+	struct tfd_slot *s = &sh->slots[i];
+
+	/* By this process's own record of the names; EACCES (it changed its user): the server's. */
+	if (__tfd_fifo_path(__tfd_names(i / TFD_SHARD_SLOTS), i, s->gen, path, sizeof(path)) == 0 &&
+	    (unlink(path) == 0 || errno == ENOENT))
+		__atomic_store_n(&s->unnamed, true, __ATOMIC_RELAXED);
 }
 
 /* Reads what waits in @fd (non-blocking) and drops it: 0, or -errno. */
@@ -164,7 +212,7 @@ empty(int fd)
 }
 
 int
-__tfd_fifo_drain(struct tfd_shared *sh, uint32_t i)
+__tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int held)
 {
 	int h, err;
 
@@ -172,7 +220,7 @@ __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i)
 	 * Through a read end of our own, never the program's descriptor: its number may be
 	 * closed and reused meanwhile (by another thread), and its O_NONBLOCK cleared.
 	 */
-	h = open_checked(sh, i, O_CLOEXEC);
+	h = open_checked(sh, i, O_CLOEXEC, held);
 	if (h < 0)
 		return h;
 	err = empty(h);
@@ -220,6 +268,15 @@ __tfd_fifo_make(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo
 	tfd_sys_fcntl(e->w, F_SETPIPE_SZ, 4096);
 #endif
 	return 0;
+}
+
+void
+__tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, const struct tfd_fifo_ends *e)
+{
+	char name[TFD_FIFO_NAME_MAX + 1];
+
+	fifo_name(nm, i, e->gen, name);
+	tfd_sys_unlinkat(dir, name, 0);
 }
 
 void
@@ -395,7 +452,7 @@ __tfd_fifo_add(struct tfd_shared *sh, const struct tfd_names *nm, int dir, uint3
 }
 
 int
-__tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
+__tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, int held, uint64_t n)
 {
 	char path[TFD_FIFO_PATH_MAX];
 	const struct tfd_names *nm = __tfd_names(i / TFD_SHARD_SLOTS);
@@ -407,7 +464,10 @@ __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n)
 	int err;
 
 	/* A momentary write end: a FIFO with a reader opens for writing without waiting. */
-	e.w = open_by_name(nm, AT_FDCWD, i, e.gen, O_WRONLY, path);
+	e.w = __atomic_load_n(&s->unnamed, __ATOMIC_RELAXED) ? -1 :
+							   open_by_name(nm, AT_FDCWD, i, e.gen, O_WRONLY, path);
+	if (e.w < 0)
+		e.w = reopen_held(s, held, O_WRONLY);
 	if (e.w < 0)
 		return -errno;
 	if (!is_fifo_at(e.w, e.dev, e.ino)) {

@@ -35,11 +35,19 @@ long __tfd_fifo_identify(int fd, uint64_t *dev, uint64_t *ino);
 bool __tfd_fifo_dev_of_a_shard(const struct tfd_shared *sh, uint64_t dev);
 /* Create: the program's read end of slot @i's FIFO with @flags, checked to be it: fd or -errno. */
 long __tfd_fifo_open_reader(struct tfd_shared *sh, uint32_t i, int flags);
-/* Settime: empties slot @i's FIFO through a read end of its own: 0, or -errno if it could not. */
-int __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i);
+/*
+ * Create, read end open: slot @i's name goes now, before the create returns, where the
+ * server says live timers go without (DESIGN.md, "Names"); else (EACCES) at the server.
+ */
+void __tfd_fifo_unname_taken(struct tfd_shared *sh, uint32_t i);
+/*
+ * Settime: empties slot @i's FIFO through a read end of its own (by name, or through
+ * @held, the caller's descriptor, where it has none): 0, or -errno if it could not.
+ */
+int __tfd_fifo_drain(struct tfd_shared *sh, uint32_t i, int held);
 
 /* Gettime, arming odd: adds @n expirations to the count itself (the server is late). */
-int __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, uint64_t n);
+int __tfd_fifo_catch_up(struct tfd_shared *sh, uint32_t i, int held, uint64_t n);
 
 /* --- the server ---------------------------------------------------------------------- */
 /* Makes slot @i's FIFO in @dir (generation @e->gen) and opens both ends: 0 or -errno. */
@@ -67,6 +75,8 @@ struct tfd_flight {
 	uint32_t seq;  /* the slot's arming sequence when it started (the server's, not used here) */
 };
 
+/* Unlinks slot @i's FIFO, whose ends stay open: a live timer is reached by no name. */
+void __tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, const struct tfd_fifo_ends *e);
 /* Unlinks slot @i's FIFO and closes every end held. */
 void __tfd_fifo_unmake(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /*

@@ -67,6 +67,7 @@ struct srv_timer {
 	/* The queue it is on: a rearm may change the slot's base before the server sees it. */
 	uint8_t queued_base;
 	bool pending;       /* taken from the spares by a create, not yet live */
+	bool unnamed;       /* its FIFO has no name (never had, or unlinked once live): "Names" */
 	uint32_t next_free; /* the server's free list of slots (index + 1) */
 	uint32_t gen;       /* its FIFO's generation: the server's own count, not the slot's */
 };
@@ -103,6 +104,13 @@ static bool table_full;    /* the last spare could not be made: no descriptor, s
 static int64_t dir_check_at; /* the next look at the directory (dir_keep()) */
 static bool dir_suspect;     /* a look at once: a create gave a spare back */
 static int64_t full_since; /* since when */
+/*
+ * Whether live timers may lose their names and a non-dumpable process may get timers with
+ * none (DESIGN.md, "Names"): only where the server reopens what it holds through
+ * /proc/self/fd, and no twin has a copy of the table (it would reopen write ends by name).
+ */
+static bool proc_fd_ok, table_copied, key_ok;
+static pid_t creator; /* the process that started it ("The creator", below) */
 
 /* What the server knows of slot @i (of its shard), and which slot a queued timer is. */
 static struct srv_timer *
@@ -236,15 +244,12 @@ hold_writer(uint32_t i)
 	return r < 0 ? r : 0;
 }
 
-/* A new spare: a FIFO the server holds both ends of, in a free slot: its index, or -errno. */
+/* A free slot of the range, its record reset and its generation bumped: index, or -EXFULL. */
 static long
-make_spare(void)
+alloc_slot(void)
 {
-	struct epoll_event ev = { .events = 0 };
-	struct tfd_slot *s;
 	struct srv_timer *t;
 	uint32_t i;
-	int err;
 
 	if (free_head) {
 		i = free_head - 1;
@@ -255,40 +260,133 @@ make_spare(void)
 	} else {
 		return -EXFULL; /* the shard's range of slots is used up: the next shard (spawn.c) */
 	}
-	s = &sh->slots[i];
 	t = timer_of(i);
 	not_pending(t);
 	t->e.r = t->e.w = t->e.h = -1;
+	t->unnamed = false;
 	t->node.pos = TFD_HEAP_NONE;
 	t->e.gen = ++t->gen;
-	__atomic_store_n(&s->gen, t->gen, __ATOMIC_RELAXED);
-	err = __tfd_fifo_make(&names, dir, i, &t->e);
+	__atomic_store_n(&sh->slots[i].gen, t->gen, __ATOMIC_RELAXED);
+	return i;
+}
+
+/* Slot @i's write end watched for the last reader's close, its inode indexed: 0 or -errno. */
+static int
+watch_and_index(uint32_t i)
+{
+	struct epoll_event ev = { .events = 0 };
+	struct srv_timer *t = timer_of(i);
+
+	ev.data.u32 = i;
+	/* Events 0: EPOLLERR alone, once the program has closed every read end. */
+	if (tfd_sys_epoll_ctl(epfd, EPOLL_CTL_ADD, t->e.w, &ev) < 0) {
+		int err = -errno;
+
+		__tfd_fifo_unmake(&names, dir, i, &t->e);
+		return err;
+	}
+	/* A full index (only a hostile writer fills it: DESIGN.md) makes no timer: ENOMEM. */
+	if (!__tfd_index_add(sh, i, t->e.ino)) {
+		__tfd_fifo_unmake(&names, dir, i, &t->e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A new spare: a FIFO the server holds both ends of, in a free slot: its index, or -errno. */
+static long
+make_spare(void)
+{
+	struct tfd_slot *s;
+	struct srv_timer *t;
+	long i = alloc_slot();
+	int err;
+
+	if (i < 0)
+		return i;
+	s = &sh->slots[i];
+	t = timer_of((uint32_t)i);
+	err = __tfd_fifo_make(&names, dir, (uint32_t)i, &t->e);
 	/* The directory gone, and not made again (dir_keep()): no directory, as at the start. */
 	if (err == -ENOENT)
 		err = -ENOSYS;
-	if (err == 0) {
-		ev.data.u32 = i;
-		/* Events 0: EPOLLERR alone, once the program has closed every read end. */
-		if (tfd_sys_epoll_ctl(epfd, EPOLL_CTL_ADD, t->e.w, &ev) < 0) {
-			err = -errno;
-			__tfd_fifo_unmake(&names, dir, i, &t->e);
-		}
-	}
-	/* A full index (only a hostile writer fills it: DESIGN.md) makes no timer: ENOMEM. */
-	if (!err && !__tfd_index_add(sh, i, t->e.ino)) {
-		err = -ENOMEM;
-		__tfd_fifo_unmake(&names, dir, i, &t->e);
-	}
+	if (err == 0)
+		err = watch_and_index((uint32_t)i);
 	if (err) {
 		t->next_free = free_head;
-		free_head = i + 1;
+		free_head = (uint32_t)i + 1;
 		return err;
 	}
 	__atomic_store_n(&srv->fifo_dev[0], (uint32_t)t->e.dev, __ATOMIC_RELAXED);
 	__atomic_store_n(&srv->fifo_dev[1], (uint32_t)(t->e.dev >> 32), __ATOMIC_RELAXED);
 	s->dev = t->e.dev;
 	s->ino = t->e.ino;
+	s->unnamed = false;
 	__atomic_store_n(&s->state, TFD_SLOT_READY, __ATOMIC_RELEASE);
+	return i;
+}
+
+/*
+ * A timer with no name, for a create of the server's own process that is not dumpable
+ * (DESIGN.md, "Names"): an anonymous pipe, whose read end goes to the process through the
+ * door.  The slot is TAKEN and pending, as a spare a create took: its index, with the read
+ * end in @r; -ENOSYS where timers cannot go without names here, or -errno.
+ */
+static long
+make_unnamed(int *r)
+{
+	struct stat st;
+	struct srv_timer *t;
+	struct tfd_slot *s;
+	int p[2], err;
+	long i;
+
+	if (!proc_fd_ok || table_copied || !key_ok)
+		return -ENOSYS;
+	i = alloc_slot();
+	if (i < 0)
+		return i;
+	s = &sh->slots[i];
+	t = timer_of((uint32_t)i);
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		err = -errno;
+	} else {
+		/*
+		 * A number left free after it, for the next request's reply socket: a table so
+		 * full that a request cannot be received would leave its create unanswered.
+		 */
+		int spare_number = tfd_sys_fcntl(p[1], F_DUPFD_CLOEXEC, 0);
+
+		t->e.r = p[0];
+		t->e.w = p[1];
+		err = spare_number < 0 ? -EMFILE : fstat(p[0], &st) < 0 ? -ENOMEM : 0;
+		if (spare_number >= 0)
+			tfd_sys_close(spare_number);
+	}
+	if (!err) {
+		t->e.dev = (uint64_t)st.st_dev;
+		t->e.ino = (uint64_t)st.st_ino;
+#ifdef F_SETPIPE_SZ
+		tfd_sys_fcntl(t->e.w, F_SETPIPE_SZ, 4096); /* as a FIFO's (fifo.c) */
+#endif
+		err = watch_and_index((uint32_t)i);
+	}
+	if (err) {
+		__tfd_fifo_unmake(&names, dir, (uint32_t)i, &t->e);
+		t->next_free = free_head;
+		free_head = (uint32_t)i + 1;
+		return err == -EMFILE || err == -ENFILE ? -EXFULL : err;
+	}
+	t->unnamed = true;
+	s->dev = t->e.dev;
+	s->ino = t->e.ino;
+	s->unnamed = true;
+	t->pending = true;
+	npending++;
+	__atomic_store_n(&s->state, TFD_SLOT_TAKEN, __ATOMIC_RELEASE);
+	/* The read end goes with the answer; the server keeps none, so that a close is seen. */
+	*r = t->e.r;
+	t->e.r = -1;
 	return i;
 }
 
@@ -296,12 +394,34 @@ static void refresh(uint32_t i);
 static void let_go_all(void);
 static void harvest(void);
 
+/*
+ * The spares given up while the process makes unnamed timers (it is not dumpable): they
+ * would hold two descriptors each that its timers need (a program under RLIMIT_NOFILE 12).
+ * Each taken back by compare-and-swap: one a create took meanwhile is the create's.
+ */
+static void
+drop_spares(void)
+{
+	for (int k = 0; k < TFD_SPARES; k++) {
+		uint32_t e = __atomic_load_n(&srv->spares[k], __ATOMIC_ACQUIRE);
+
+		if (e && led->spare_slot[k] == e &&
+		    __atomic_compare_exchange_n(&srv->spares[k], &e, 0, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST)) {
+			led->spare_slot[k] = 0;
+			free_slot(e - 1);
+		}
+	}
+}
+
 /* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
 static void
 keep_spares(void)
 {
 	bool made = false, woken = false;
 
+	if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
+		drop_spares();
 	for (int k = 0; k < TFD_SPARES; k++) {
 		long i;
 
@@ -321,6 +441,8 @@ keep_spares(void)
 		}
 		/* A full table is tried again once a timer was freed, or a harvest later. */
 		if (table_full && __tfd_base_now(TFD_BASE_MONOTONIC) - full_since < HARVEST_NS)
+			continue;
+		if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
 			continue;
 		i = make_spare();
 		if (i < 0 && tfd_shard_full((int)-i)) {
@@ -450,6 +572,15 @@ refresh(uint32_t i)
 		if (t->e.r >= 0)
 			tfd_sys_close(t->e.r);
 		t->e.r = -1;
+		/*
+		 * And its name: nobody opens a live timer by name where what holds it reopens it
+		 * through /proc/self/fd (DESIGN.md, "Names").  The process learns it from the slot.
+		 */
+		if (!t->unnamed && proc_fd_ok && !table_copied) {
+			__tfd_fifo_unname(&names, dir, i, &t->e);
+			t->unnamed = true;
+			s->unnamed = true;
+		}
 	}
 	/* Requeued by its progress, read while no process changes it. */
 	busy = busy_begin(s);
@@ -497,8 +628,12 @@ harvest(void)
 		for (int k = 0; k < n; k++) {
 			uint32_t i = ev[k].data.u32;
 
-			/* A spare has the server's own reader: only a live timer can lose them all. */
-			if (timer_of(i)->live && __tfd_fifo_closed(&timer_of(i)->e))
+			/*
+			 * A spare has the server's own reader: only a live timer can lose them all,
+			 * or an unnamed one whose create never took its read end (it stopped waiting).
+			 */
+			if ((timer_of(i)->live || (timer_of(i)->pending && timer_of(i)->unnamed)) &&
+			    __tfd_fifo_closed(&timer_of(i)->e))
 				free_slot(i);
 		}
 	} while (n == 64);
@@ -708,12 +843,25 @@ serve_door(void)
 	pid_t pid = 0;
 
 	door_requeued = false;
-
+	/* Room for a MAKE's reply socket and pipe, where the spares could have taken it all. */
+	if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
+		drop_spares();
 	for (int n = 0; n < 64 && door >= 0 && __tfd_door_receive(door, &req, &fd, &reply, &pid) == 1;
 	     n++) {
 		struct tfd_spec value = { { 0, 0 }, { 0, 0 } };
-		long r = door_request(&req, fd, pid, &value);
+		long r;
 
+		if (req.op == TFD_DOOR_MAKE) {
+			int rd = -1;
+
+			/* For the server's own process alone (its pid from the kernel). */
+			r = pid == creator ? make_unnamed(&rd) : -EPERM;
+			__tfd_door_answer_make(reply, r, srv->door_key, rd);
+			if (rd >= 0)
+				tfd_sys_close(rd);
+			continue;
+		}
+		r = door_request(&req, fd, pid, &value);
 		tfd_sys_close(fd);
 		__tfd_door_answer(reply, r, &value);
 	}
@@ -841,12 +989,18 @@ twin_start(void)
 	pid = __tfd_clone_twin(&shared);
 	__tfd_shared_fork_policy(sh, false);
 	if (pid == 0) {
-		if (!shared)
+		if (!shared) {
+			table_copied = true;
 			close_copied_table();
+		}
 		twin_wait(server_pid, tid);
 		return true;
 	}
 	twin_pid = pid;
+	if (pid > 0 && !shared) {
+		table_copied = true;
+		__atomic_store_n(&srv->names_go, 0, __ATOMIC_RELEASE);
+	}
 	return false;
 }
 
@@ -856,7 +1010,6 @@ twin_start(void)
  * that was killed in the middle: it is freed (it would keep the server from ending).  Found
  * with kill(pid, 0) once a harvest: a pid reused meanwhile only delays this.
  */
-static pid_t creator;
 static bool creator_gone;
 
 static void
@@ -1310,6 +1463,11 @@ start(const struct tfd_server_start *st)
 
 	if (!err)
 		err = make_dir(st);
+	/* What "Names" needs (DESIGN.md): /proc/self/fd, and a key for the door's answers. */
+	proc_fd_ok = syscall(SYS_faccessat, AT_FDCWD, "/proc/self/fd", X_OK, 0) == 0;
+	key_ok = syscall(SYS_getrandom, srv->door_key, sizeof(srv->door_key), 0) ==
+		 (long)sizeof(srv->door_key);
+	__atomic_store_n(&srv->names_go, proc_fd_ok && key_ok, __ATOMIC_RELEASE);
 	if (!err) {
 		epfd = tfd_sys_epoll_create1(EPOLL_CLOEXEC);
 		if (epfd < 0)

@@ -384,6 +384,96 @@ take_from(struct tfd_shared *sh, struct tfd_shard *srv)
 	return -1;
 }
 
+/*
+ * Shard @k's server running and its names known here: 0; 1 if one was started just now
+ * (look again); or -errno.
+ */
+static int
+shard_served(struct tfd_shared *sh, int k)
+{
+	struct tfd_shard *srv = &sh->shards[k];
+
+	/* A dead server's spares have no writer: a new server first (it drops them). */
+	if (!__tfd_server_alive(srv) &&
+	    __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
+		int r = spawn(sh, k);
+
+		return r < 0 ? r : 1;
+	}
+	/*
+	 * Started by another thread, which records its names once it runs (record_started()):
+	 * its spawn lock is held until then.
+	 */
+	if (!__tfd_names((uint32_t)k)) {
+		if (pthread_mutex_lock(&srv->spawn_lock) == EOWNERDEAD)
+			pthread_mutex_consistent(&srv->spawn_lock);
+		pthread_mutex_unlock(&srv->spawn_lock);
+		if (!__tfd_names((uint32_t)k))
+			return -ENOSYS;
+	}
+	return 0;
+}
+
+long
+__tfd_server_take_unnamed(struct tfd_shared *sh, int flags, int *fd)
+{
+	int64_t deadline = __tfd_base_now(TFD_BASE_MONOTONIC) + START_WAIT_NS;
+
+	for (int k = 0; k < TFD_SHARDS;) {
+		struct tfd_shard *srv = &sh->shards[k];
+		char door[TFD_DOOR_MAX];
+		uint32_t key[4], i;
+		struct stat st;
+		long r = shard_served(sh, k);
+
+		if (r == 1 && __tfd_base_now(TFD_BASE_MONOTONIC) < deadline)
+			continue;
+		if (r != 0)
+			return r < 0 ? r : -ENOMEM;
+		/* This server makes none (no /proc, a twin with a copy of its table): a spare. */
+		if (!__atomic_load_n(&srv->names_go, __ATOMIC_ACQUIRE))
+			return -ENOSYS;
+		/* The door by this process's own record of the names, never by shared memory's. */
+		if (!__tfd_door_path(__tfd_names((uint32_t)k)->dir, door, sizeof(door)))
+			return -ENOSYS;
+		memcpy(key, srv->door_key, sizeof(key));
+		/* Spares are no use to it now: the server gives them up (their descriptors). */
+		if (!__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
+			__atomic_store_n(&srv->want_unnamed, 1, __ATOMIC_RELEASE);
+		r = __tfd_door_make(door, flags, key, fd);
+		/* Its table or range is full (its answer is EXFULL): the next server, as for spares. */
+		if (r == -EXFULL && k + 1 < TFD_SHARDS) {
+			k++;
+			continue;
+		}
+		/* Not for us (another process's pid namespace sees another pid): a spare, then. */
+		if (r == -EPERM)
+			return -ENOSYS;
+		if (r < 0)
+			return r == -EXFULL ? -ENFILE : r;
+		/*
+		 * Its slot, and the pipe it holds, as the server made them (the key said the answer
+		 * is the server's; this process checks what it got all the same).
+		 */
+		if (!tfd_checked_slot((uint32_t)r + 1, (uint32_t)k * TFD_SHARD_SLOTS, TFD_SHARD_SLOTS, &i) ||
+		    fstat(*fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+		    __atomic_load_n(&sh->slots[i].state, __ATOMIC_ACQUIRE) != TFD_SLOT_TAKEN ||
+		    sh->slots[i].ino != (uint64_t)st.st_ino || sh->slots[i].dev != (uint64_t)st.st_dev) {
+			close(*fd);
+			*fd = -1;
+			return -ENOMEM;
+		}
+		/* Where the pipes are, for identify; and the door for them, for what this process forks. */
+		if (__atomic_exchange_n(&srv->pipe_dev[0], (uint32_t)st.st_dev, __ATOMIC_RELAXED) !=
+			    (uint32_t)st.st_dev ||
+		    __atomic_exchange_n(&srv->pipe_dev[1], (uint32_t)((uint64_t)st.st_dev >> 32),
+					__ATOMIC_RELAXED) != (uint32_t)((uint64_t)st.st_dev >> 32))
+			__tfd_door_remember(door, (uint64_t)st.st_dev);
+		return i;
+	}
+	return -ENFILE;
+}
+
 long
 __tfd_server_take_spare(struct tfd_shared *sh)
 {
@@ -395,26 +485,17 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 		uint32_t seq = __atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST);
 		int32_t err;
 		long i;
+		int r = shard_served(sh, k);
 
-		/* A dead server's spares have no writer: a new server first (it drops them). */
-		if (!__tfd_server_alive(srv) &&
-		    __atomic_load_n(&srv->server, __ATOMIC_SEQ_CST) != TFD_SERVER_CLOSING) {
-			int r = spawn(sh, k);
-
-			if (r < 0)
-				return r;
+		if (r == 1)
 			continue;
-		}
-		/*
-		 * Started by another thread, which records its names once it runs (record_started()):
-		 * its spawn lock is held until then.
-		 */
-		if (!__tfd_names((uint32_t)k)) {
-			if (pthread_mutex_lock(&srv->spawn_lock) == EOWNERDEAD)
-				pthread_mutex_consistent(&srv->spawn_lock);
-			pthread_mutex_unlock(&srv->spawn_lock);
-			if (!__tfd_names((uint32_t)k))
-				return -ENOSYS;
+		if (r < 0)
+			return r;
+		/* Dumpable again (or another thread's create): spares wanted. */
+		if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&srv->want_unnamed, 0, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
+			tfd_sys_futex_wake(&srv->wake_seq, 1);
 		}
 		i = take_from(sh, srv);
 		if (i >= 0)

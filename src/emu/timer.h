@@ -62,6 +62,7 @@ struct tfd_slot {
 	bool maybe_counted;  /* the server wrote a count the program may not have read */
 	bool cancel_on_set;  /* armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET */
 	bool canceled;       /* the realtime clock was set since (the server found it) */
+	bool unnamed;        /* its FIFO has no name (DESIGN.md, "Names"): reopened through /proc */
 	int32_t clockid;
 	int32_t base; /* enum tfd_base */
 	uint64_t dev, ino; /* the FIFO that is the timer's descriptor */
@@ -152,6 +153,17 @@ struct tfd_shard {
 	uint32_t dir_choice;        /* which of the starter's candidate directories the server made */
 	/* The filesystem of the FIFOs (low, high 32 bits), set before the first spare is put out. */
 	uint32_t fifo_dev[2];
+	/* The filesystem of its unnamed timers' pipes (low, high), set by the process that got one. */
+	uint32_t pipe_dev[2];
+	/* The server's answers at the door carry it: only the server and its process know it. */
+	uint32_t door_key[4];
+	/*
+	 * 1: timers go without names here (the server reopens through /proc, and answers MAKE):
+	 * a create unlinks a spare's name, a non-dumpable process asks for an unnamed timer.
+	 */
+	uint32_t names_go;
+	/* 1: its process makes unnamed timers (MAKE), so spares would only take descriptors. */
+	uint32_t want_unnamed;
 	uint32_t high_water;        /* the range's first high_water slots were ever used */
 	/* READY slots for creates to take (index + 1, 0: taken), refilled by the server. */
 	uint32_t spares[TFD_SPARES];
@@ -253,6 +265,11 @@ void __tfd_server_poke(struct tfd_shared *sh, uint32_t i, int64_t due);
  * starting or waking servers as needed: index or -errno.
  */
 long __tfd_server_take_spare(struct tfd_shared *sh);
+/*
+ * A timer with no name for a create of a non-dumpable process (DESIGN.md, "Names"): TAKEN
+ * slot's index with its read end in @fd, -ENOSYS where the server makes none, or -errno.
+ */
+long __tfd_server_take_unnamed(struct tfd_shared *sh, int flags, int *fd);
 /* Settime, slot locked and its arming odd: the server empties the FIFO: 0, or -ENOMEM. */
 int __tfd_server_drain(struct tfd_shared *sh, uint32_t i);
 
