@@ -351,6 +351,75 @@ START_TEST(a_non_dumpable_programs_timers_are_not_open_to_its_users_other_proces
 }
 END_TEST
 
+/*
+ * A non-dumpable program's timer (one that never had a name under the emulation: DESIGN.md,
+ * "Names") does all a timer does: counts pile up unread and are read as one; a rearm drops
+ * a count that waits; a child forked after it sets, reads and gets it (through the door,
+ * by the pipe's device); and after the program dropped root (where it ran as root) a rearm
+ * still drops what waits, though it may no longer open its server's pipe anew (the server
+ * drains it then).  Every step as on the kernel.
+ */
+static void
+non_dumpable_timer_life(void)
+{
+	struct itimerspec cur, later = its_ns(10 * NS_PER_S, 0);
+	int64_t armed, elapsed;
+	uint64_t ticks = 0;
+	pid_t child;
+	int fd, status;
+
+	child_assert(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0);
+	armed = now_ns(CLOCK_MONOTONIC);
+	fd = periodic_timer(10 * NS_PER_MS, TFD_NONBLOCK);
+	/* Unread for 300 ms: one count of every period, at once. */
+	sleep_ns(300 * NS_PER_MS);
+	child_assert(timerfd_gettime(fd, &cur) == 0);
+	child_assert(read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks));
+	elapsed = now_ns(CLOCK_MONOTONIC) - armed;
+	if (ticks < 20 || (int64_t)ticks > elapsed / (10 * NS_PER_MS) + 1) {
+		fprintf(stderr, "child: %llu counts in %lld ms of 10 ms periods\n",
+			(unsigned long long)ticks, (long long)(elapsed / NS_PER_MS));
+		_exit(1);
+	}
+	/* A count waits; the rearm drops it. */
+	sleep_ns(30 * NS_PER_MS);
+	child_assert(timerfd_settime(fd, 0, &later, NULL) == 0);
+	child_assert(read(fd, &ticks, sizeof(ticks)) == -1 && errno == EAGAIN);
+	/* A child forked now arms it, sees it fire and reads it. */
+	child = fork();
+	child_assert(child >= 0);
+	if (child == 0) {
+		struct itimerspec soon = its_ns(5 * NS_PER_MS, 5 * NS_PER_MS);
+
+		child_assert(timerfd_settime(fd, 0, &soon, NULL) == 0);
+		child_assert(becomes_readable(fd, 2000));
+		child_assert(read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks) && ticks >= 1);
+		child_assert(timerfd_gettime(fd, &cur) == 0 && cur.it_interval.tv_nsec == 5 * NS_PER_MS);
+		_exit(0);
+	}
+	child_assert(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		     WEXITSTATUS(status) == 0);
+	/* Its arming is the program's too. */
+	child_assert(timerfd_gettime(fd, &cur) == 0 && cur.it_interval.tv_nsec == 5 * NS_PER_MS);
+	child_assert(becomes_readable(fd, 2000));
+	if (geteuid() == 0) {
+		/* Root no more: a count waits, and the rearm drops it all the same. */
+		become_user(NOBODY);
+		sleep_ns(30 * NS_PER_MS);
+		child_assert(timerfd_settime(fd, 0, &later, NULL) == 0);
+		child_assert(read(fd, &ticks, sizeof(ticks)) == -1 && errno == EAGAIN);
+		child_assert(timerfd_gettime(fd, &cur) == 0 && cur.it_value.tv_sec >= 9);
+	}
+	child_assert(close(fd) == 0);
+	_exit(0);
+}
+
+START_TEST(a_non_dumpable_programs_timers_count_rearm_and_reach_its_children)
+{
+	in_child(non_dumpable_timer_life);
+}
+END_TEST
+
 /* --- settime acts on the open file it was given, and never waits on the program's -------------- */
 
 struct race {
@@ -729,6 +798,7 @@ tcase_access(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, a_child_that_dropped_its_privileges_reaches_none_of_its_parents_timers);
 	tcase_add_test(tc, a_non_dumpable_programs_timers_are_not_open_to_its_users_other_processes);
+	tcase_add_test(tc, a_non_dumpable_programs_timers_count_rearm_and_reach_its_children);
 	tcase_add_test(tc, a_settime_racing_a_close_that_reuses_the_number_reads_nothing_of_the_new_file);
 	tcase_add_test(tc, a_settime_while_another_thread_clears_o_nonblock_never_blocks);
 	tcase_add_test(tc, a_tmpdir_that_others_control_is_never_used);

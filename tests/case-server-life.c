@@ -202,31 +202,52 @@ kills_child(void)
 	_exit(0);
 }
 
-START_TEST(a_periodic_timer_counts_exactly_across_sigkills_of_whatever_serves_it)
+/* Says why the kill cases cannot run here, if they cannot: true then. */
+static bool
+kill_case_skipped(const char *name)
 {
 	int fd = periodic_timer(PERIOD_NS, 0);
 	bool emulated = timer_is_emulated(fd);
+	char why[200];
 
 	close(fd);
-	if (emulated && needs_proc_here()) {
-		case_skipped("a_periodic_timer_counts_exactly_across_sigkills...: the server is found "
-			     "through /proc, which is not mounted here");
-		return;
-	}
+	why[0] = '\0';
+	if (emulated && needs_proc_here())
+		snprintf(why, sizeof(why), "%s: the server is found through /proc, which is not "
+			 "mounted here", name);
 	/* libtimerfd(7): without CLONE_FILES, end-of-file until the twin takes over. */
-	if (emulated && sanitizer() && strcmp(sanitizer(), "thread") == 0) {
-		case_skipped("a_periodic_timer_counts_exactly_across_sigkills...: ThreadSanitizer's "
-			     "build clones the twin with fork(), which cannot share the server's table");
-		return;
+	else if (emulated && sanitizer() && strcmp(sanitizer(), "thread") == 0)
+		snprintf(why, sizeof(why), "%s: ThreadSanitizer's build clones the twin with fork(), "
+			 "which cannot share the server's table", name);
+	else if (emulated && under_valgrind())
+		snprintf(why, sizeof(why), "%s: valgrind implements no clone that shares a table "
+			 "(CLONE_FILES) without the memory", name);
+	if (why[0]) {
+		case_skipped(why);
+		return true;
 	}
-	if (emulated && under_valgrind()) {
-		case_skipped("a_periodic_timer_counts_exactly_across_sigkills...: valgrind implements "
-			     "no clone that shares a table (CLONE_FILES) without the memory");
-		return;
-	}
-	if (skipped_without_subreaper("a_periodic_timer_counts_exactly_across_sigkills..."))
-		return;
-	in_child(kills_child);
+	return skipped_without_subreaper(name);
+}
+
+START_TEST(a_periodic_timer_counts_exactly_across_sigkills_of_whatever_serves_it)
+{
+	if (!kill_case_skipped("a_periodic_timer_counts_exactly_across_sigkills..."))
+		in_child(kills_child);
+}
+END_TEST
+
+/* The same, made by a program that is not dumpable: a timer with no name (DESIGN.md, "Names"). */
+static void
+non_dumpable_kills_child(void)
+{
+	child_assert(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0);
+	kills_child();
+}
+
+START_TEST(a_non_dumpable_programs_timer_counts_exactly_across_sigkills_of_its_server)
+{
+	if (!kill_case_skipped("a_non_dumpable_programs_timer_counts_exactly_across_sigkills..."))
+		in_child(non_dumpable_kills_child);
 }
 END_TEST
 
@@ -871,6 +892,7 @@ tcase_server_life(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, a_periodic_timer_counts_exactly_across_sigkills_of_whatever_serves_it);
+	tcase_add_test(tc, a_non_dumpable_programs_timer_counts_exactly_across_sigkills_of_its_server);
 	tcase_add_test(tc, signals_sent_to_every_process_leave_the_timers_firing);
 	tcase_add_test(tc, servers_of_workers_killed_inside_creates_end);
 	tcase_add_test(tc, a_program_limited_to_12_descriptors_makes_as_many_timers_as_on_the_kernel);
