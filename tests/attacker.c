@@ -122,17 +122,25 @@ knock(uint64_t *seed, const char *path, struct attack *a)
 	}
 }
 
-/* Every FIFO under @dir (two levels) opened for writing, and a forged count written. */
-static void
-forge_under(uint64_t *seed, const char *dir, int depth, struct attack *a)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
+/* What to do under a directory: whether to go into one (NULL: every one), and with each FIFO. */
+struct walk {
+	bool (*enter)(const char *dir, void *ctx);
+	void (*fifo)(const char *path, const struct stat *st, void *ctx);
+	void *ctx;
+	struct attack *a;
+};
 
-	if (!d)
+/* Every FIFO under @dir, two levels (@depth 0, then 1), given to @w. */
+static void
+fifos_under(const char *dir, int depth, const struct walk *w)
+{
+	const struct dirent *e;
+	DIR *d;
+
+	if ((w->enter && !w->enter(dir, w->ctx)) || !(d = opendir(dir)))
 		return;
 	if (depth == 0)
-		a->dirs_listed++;
+		w->a->dirs_listed++;
 	while ((e = readdir(d))) {
 		char path[1024];
 		struct stat st;
@@ -142,21 +150,38 @@ forge_under(uint64_t *seed, const char *dir, int depth, struct attack *a)
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (lstat(path, &st) < 0)
 			continue;
-		if (S_ISDIR(st.st_mode) && depth == 0) {
-			forge_under(seed, path, 1, a);
-		} else if (S_ISFIFO(st.st_mode)) {
-			int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-			uint64_t forged = 0x4141414141414141ULL;
-
-			if (fd >= 0) {
-				a->fifos_opened++;
-				if (write(fd, &forged, sizeof(forged)) == sizeof(forged))
-					a->forged++;
-				close(fd);
-			}
-		}
+		if (S_ISDIR(st.st_mode) && depth == 0)
+			fifos_under(path, 1, w);
+		else if (S_ISFIFO(st.st_mode))
+			w->fifo(path, &st, w->ctx);
 	}
 	closedir(d);
+}
+
+/* The FIFO @path opened for writing, and a forged count written. */
+static void
+forge_fifo(const char *path, const struct stat *st, void *ctx)
+{
+	struct attack *a = ctx;
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	uint64_t forged = 0x4141414141414141ULL;
+
+	(void)st;
+	if (fd >= 0) {
+		a->fifos_opened++;
+		if (write(fd, &forged, sizeof(forged)) == sizeof(forged))
+			a->forged++;
+		close(fd);
+	}
+}
+
+/* Every FIFO under @dir (two levels) opened for writing, and a forged count written. */
+static void
+forge_under(const char *dir, struct attack *a)
+{
+	const struct walk w = { .enter = NULL, .fifo = forge_fifo, .ctx = a, .a = a };
+
+	fifos_under(dir, 0, &w);
 }
 
 /* A knock at the door of every subdirectory of @dir it can list. */
@@ -179,56 +204,9 @@ knock_under(uint64_t *seed, const char *dir, struct attack *a)
 	closedir(d);
 }
 
-void
-attack_round(uint64_t *seed, bool by_name, struct attack *a)
-{
-	const char *bases[] = { getenv("TMPDIR"), "/dev/shm", "/tmp", "/var/tmp" };
-
-	fuzz_maps(seed, a);
-	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
-		DIR *d = bases[b] ? opendir(bases[b]) : NULL;
-		struct dirent *e;
-
-		if (!d)
-			continue;
-		while ((e = readdir(d))) {
-			char path[1024];
-			struct stat st;
-
-			if (strncmp(e->d_name, ".libtimerfd-", 12) != 0)
-				continue;
-			a->dirs++;
-			snprintf(path, sizeof(path), "%s/%s", bases[b], e->d_name);
-			/* Another user's: its own are its own business. */
-			if (by_name && lstat(path, &st) == 0 && st.st_uid != geteuid())
-				forge_under(seed, path, 0, a);
-			snprintf(path, sizeof(path), "%s/%s/door", bases[b], e->d_name);
-			knock(seed, path, a);
-			/* The doors beside the FIFOs, where it can list the way to them. */
-			snprintf(path, sizeof(path), "%s/%s", bases[b], e->d_name);
-			knock_under(seed, path, a);
-		}
-		closedir(d);
-	}
-}
-
-/* --- an attacker of the program's own user: the library's files are its own ------------- */
-
-/* The count it forges: far more than any timer counts. */
-#define FORGED 0x4141414141414141ULL
-
-/* The directories one round chmod-ed, with their old modes, put back at the round's end. */
-#define OPENED_UP_MAX 16
-struct opened_up {
-	int n;
-	char path[OPENED_UP_MAX][1024];
-	mode_t mode[OPENED_UP_MAX];
-};
-
 /* Every directory named like the library's in the usual places, to @fn with its lstat(). */
 static void
-each_library_dir(void (*fn)(const char *path, const struct stat *st, struct held *h),
-		 struct held *h)
+each_library_dir(void (*fn)(const char *path, const struct stat *st, void *ctx), void *ctx)
 {
 	const char *bases[] = { getenv("TMPDIR"), "/dev/shm", "/tmp", "/var/tmp" };
 
@@ -246,16 +224,63 @@ each_library_dir(void (*fn)(const char *path, const struct stat *st, struct held
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", bases[b], e->d_name);
 			if (lstat(path, &st) == 0)
-				fn(path, &st, h);
+				fn(path, &st, ctx);
 		}
 		closedir(d);
 	}
 }
 
+/* What one round of attack_round() carries from directory to directory. */
+struct round {
+	uint64_t *seed;
+	bool by_name;
+	struct attack *a;
+};
+
+static void
+attack_dir(const char *path, const struct stat *st, void *ctx)
+{
+	struct round *r = ctx;
+	char door[1100];
+
+	r->a->dirs++;
+	/* Another user's: its own are its own business. */
+	if (r->by_name && st->st_uid != geteuid())
+		forge_under(path, r->a);
+	snprintf(door, sizeof(door), "%s/door", path);
+	knock(r->seed, door, r->a);
+	/* The doors beside the FIFOs, where it can list the way to them. */
+	knock_under(r->seed, path, r->a);
+}
+
+void
+attack_round(uint64_t *seed, bool by_name, struct attack *a)
+{
+	struct round r = { .seed = seed, .by_name = by_name, .a = a };
+
+	fuzz_maps(seed, a);
+	each_library_dir(attack_dir, &r);
+}
+
+/* --- an attacker of the program's own user: the library's files are its own ------------- */
+
+/* The count it forges: far more than any timer counts. */
+#define FORGED 0x4141414141414141ULL
+
+/* The directories one round chmod-ed, with their old modes, put back at the round's end. */
+#define OPENED_UP_MAX 16
+struct opened_up {
+	int n;
+	char path[OPENED_UP_MAX][1024];
+	mode_t mode[OPENED_UP_MAX];
+};
+
 /* A directory there before the program's first timer: remembered, to be left alone. */
 static void
-remember_before(const char *path, const struct stat *st, struct held *h)
+remember_before(const char *path, const struct stat *st, void *ctx)
 {
+	struct held *h = ctx;
+
 	(void)path;
 	if (h->nbefore < HELD_BEFORE_MAX) {
 		h->before_dev[h->nbefore] = (uint64_t)st->st_dev;
@@ -265,8 +290,10 @@ remember_before(const char *path, const struct stat *st, struct held *h)
 
 /* A directory of its own user that was not there before: the program's, a target. */
 static void
-aim_at_new(const char *path, const struct stat *st, struct held *h)
+aim_at_new(const char *path, const struct stat *st, void *ctx)
 {
+	struct held *h = ctx;
+
 	if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || h->ntargets == HELD_TARGETS_MAX ||
 	    strlen(path) >= sizeof(h->targets[0]))
 		return;
@@ -393,32 +420,37 @@ take_fifo(const char *path, const struct stat *st, struct attack *a, struct held
 	}
 }
 
+/* What taking FIFOs needs: the modes changed, the counters, the ends held. */
+struct taking {
+	struct opened_up *up;
+	struct attack *a;
+	struct held *h;
+};
+
+static bool
+enter_own(const char *dir, void *ctx)
+{
+	struct taking *t = ctx;
+
+	return open_up(dir, t->up, t->a);
+}
+
+static void
+take_one(const char *path, const struct stat *st, void *ctx)
+{
+	struct taking *t = ctx;
+
+	take_fifo(path, st, t->a, t->h);
+}
+
 /* Every FIFO under the directory @dir of its own user (two levels), taken. */
 static void
-take_under(const char *dir, int depth, struct opened_up *up, struct attack *a, struct held *h)
+take_under(const char *dir, struct opened_up *up, struct attack *a, struct held *h)
 {
-	DIR *d;
-	const struct dirent *e;
+	struct taking t = { .up = up, .a = a, .h = h };
+	const struct walk w = { .enter = enter_own, .fifo = take_one, .ctx = &t, .a = a };
 
-	if (!open_up(dir, up, a) || !(d = opendir(dir)))
-		return;
-	if (depth == 0)
-		a->dirs_listed++;
-	while ((e = readdir(d))) {
-		char path[1024];
-		struct stat st;
-
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (lstat(path, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth == 0)
-			take_under(path, 1, up, a, h);
-		else if (S_ISFIFO(st.st_mode))
-			take_fifo(path, &st, a, h);
-	}
-	closedir(d);
+	fifos_under(dir, 0, &w);
 }
 
 void
@@ -431,7 +463,7 @@ attack_own_files(struct attack *a, struct held *h)
 
 	up.n = 0;
 	for (int t = 0; t < h->ntargets; t++)
-		take_under(h->targets[t], 0, &up, a, h);
+		take_under(h->targets[t], &up, a, h);
 	/* The modes put back, the innermost first (the way to it needs the outer one's). */
 	while (up.n > 0) {
 		up.n--;
