@@ -577,7 +577,12 @@ refresh(uint32_t i)
 		 * through /proc/self/fd (DESIGN.md, "Names").  The process learns it from the slot.
 		 */
 		if (!t->unnamed && proc_fd_ok && !table_copied) {
-			__tfd_fifo_unname(&names, dir, i, &t->e);
+			/*
+			 * Unless the create unlinked it (the slot says so: a false word there, written
+			 * by a child where madvise() is ignored, keeps a name, as without /proc).
+			 */
+			if (!__atomic_load_n(&s->unnamed, __ATOMIC_RELAXED))
+				__tfd_fifo_unname(&names, dir, i, &t->e);
 			t->unnamed = true;
 			s->unnamed = true;
 		}
