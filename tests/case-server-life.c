@@ -635,6 +635,136 @@ START_TEST(a_subreaper_that_reaps_every_child_ends_soon_after_the_program)
 END_TEST
 
 /*
+ * A container's init (pid 1 of a PID namespace): its worker makes a periodic timer; at
+ * shutdown the init signals "every other process" (kill(-1, sig): SIGTERM, then SIGHUP and
+ * SIGINT), as docker-init's and tini's do, and the worker, handling them, reads its timer
+ * on for 200 ms before it exits: the timer fires on, no end-of-file (the kernel's timer
+ * is no process; the emulation's server and twin ignore what kill(-1) brings).  Then the
+ * init reaps until it has no child left, which must end soon after the worker, though the
+ * orphaned server and twin were the init's children (libtimerfd(7)).
+ */
+static volatile sig_atomic_t shutdown_asked;
+
+static void
+ask_shutdown(int sig)
+{
+	(void)sig;
+	shutdown_asked = 1;
+}
+
+static void
+container_worker(int ready)
+{
+	struct sigaction sa;
+	int fd = periodic_timer(PERIOD_NS, 0);
+	uint64_t ticks, total = 0;
+	int64_t from;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ask_shutdown;
+	child_assert(sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGHUP, &sa, NULL) == 0 &&
+		     sigaction(SIGINT, &sa, NULL) == 0);
+	child_assert(read_ticks(fd, &ticks) == 0 && ticks >= 1);
+	child_assert(write(ready, "r", 1) == 1);
+	while (!shutdown_asked)
+		pause();
+	/* Its own shutdown: the timer keeps counting while the signals come and after. */
+	from = now_ns(CLOCK_MONOTONIC);
+	while (now_ns(CLOCK_MONOTONIC) - from < 200 * NS_PER_MS) {
+		child_assert(becomes_readable(fd, 2000));
+		child_assert(read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks) && ticks >= 1);
+		total += ticks;
+	}
+	child_assert(total >= 200 / (PERIOD_NS / NS_PER_MS) / 2);
+	_exit(0);
+}
+
+static void
+container_init(void)
+{
+	int ready[2], status;
+	int64_t exited;
+	pid_t worker;
+	char c;
+
+	child_alarm(30); /* kills a pid 1 too: the kernel sends it */
+	child_assert(getpid() == 1 && pipe(ready) == 0);
+	worker = fork();
+	child_assert(worker >= 0);
+	if (worker == 0) {
+		close(ready[0]);
+		container_worker(ready[1]);
+	}
+	close(ready[1]);
+	child_assert(read(ready[0], &c, 1) == 1);
+	/* kill(-1) from pid 1: every process of the namespace but itself. */
+	child_assert(kill(-1, SIGTERM) == 0);
+	sleep_ns(20 * NS_PER_MS);
+	child_assert(kill(-1, SIGHUP) == 0 && kill(-1, SIGINT) == 0);
+	child_assert(waitpid(worker, &status, 0) == worker);
+	child_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	exited = now_ns(CLOCK_MONOTONIC);
+	while (wait(NULL) > 0)
+		;
+	child_assert(errno == ECHILD);
+	if (now_ns(CLOCK_MONOTONIC) - exited > scaled_ns(4 * NS_PER_S)) {
+		fprintf(stderr, "child: pid 1's reaping loop ended %lld ms after its worker\n",
+			(long long)((now_ns(CLOCK_MONOTONIC) - exited) / NS_PER_MS));
+		_exit(1);
+	}
+	_exit(0);
+}
+
+static void
+container_child(void)
+{
+	int status;
+	pid_t init;
+
+	child_assert(unshare(CLONE_NEWPID) == 0);
+	init = fork();
+	child_assert(init >= 0);
+	if (init == 0)
+		container_init();
+	child_assert(waitpid(init, &status, 0) == init);
+	child_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	_exit(0);
+}
+
+START_TEST(a_containers_init_that_signals_every_process_and_reaps_them_all_ends_with_its_worker)
+{
+	int err;
+	pid_t pid;
+
+	if (under_qemu()) {
+		case_skipped("a_containers_init...: not under qemu-user (no namespaces for its threads)");
+		return;
+	}
+	/* LeakSanitizer reads /proc/self/task, which the host's /proc resolves in another namespace. */
+	if (sanitizer() && strcmp(sanitizer(), "address") == 0) {
+		case_skipped("a_containers_init...: LeakSanitizer needs a /proc of the namespace");
+		return;
+	}
+	/* Whether this process may unshare a PID namespace at all (a child tries). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : errno);
+	ck_assert_int_eq(waitpid(pid, &err, 0), pid);
+	err = WIFEXITED(err) ? WEXITSTATUS(err) : -1;
+	/* ENOSYS: the basic ABI; EPERM: no CAP_SYS_ADMIN; EINVAL: a kernel without PID namespaces. */
+	if (err == ENOSYS || err == EPERM || err == EINVAL) {
+		case_skipped(err == EINVAL ? "a_containers_init...: this kernel has no PID namespaces "
+					     "(unshare(CLONE_NEWPID): EINVAL)"
+					   : "a_containers_init...: unshare(CLONE_NEWPID) refused here");
+		return;
+	}
+	ck_assert_int_eq(err, 0);
+	in_child(container_child);
+}
+END_TEST
+
+/*
  * strace -f: a tracer that follows every fork and clone (PTRACE_O_TRACECLONE and the rest)
  * ends when the last process it traces has ended.  The server is not one of them.
  */
@@ -899,6 +1029,7 @@ tcase_server_life(void)
 	tcase_add_test(tc, a_program_that_may_start_no_process_keeps_creating_through_its_server);
 	tcase_add_test(tc, a_program_in_a_full_pids_cgroup_keeps_creating_through_its_server);
 	tcase_add_test(tc, a_subreaper_that_reaps_every_child_ends_soon_after_the_program);
+	tcase_add_test(tc, a_containers_init_that_signals_every_process_and_reaps_them_all_ends_with_its_worker);
 	tcase_add_test(tc, a_tracer_that_follows_every_clone_ends_with_the_program);
 	tcase_add_test(tc, a_cleaner_that_removes_the_directory_changes_nothing);
 	tcase_add_test(tc, a_directory_name_another_user_took_after_a_cleaner_is_never_used);
