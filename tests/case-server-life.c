@@ -269,26 +269,30 @@ twin_of(const struct proc_entry *p, void *server)
 static void
 both_killed_child(void)
 {
-	char link[64], path[PATH_MAX], *slash;
 	struct itimerspec shot = its_ns(NS_PER_MS, 0);
+	char path[PATH_MAX];
 	pid_t server, twin, pid;
 	uint64_t ticks;
 	struct stat st;
-	int fd, fd2, left = 2;
-	ssize_t n;
+	int fd, fd2;
 
 	child_assert(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
 	fd = periodic_timer(PERIOD_NS, 0);
 	child_assert(read_ticks(fd, &ticks) == 0 && ticks >= 1);
 	server = the_server(fd);
 	if (server > 0) {
+		char link[64];
+		int left = 2;
+		ssize_t n;
+
 		/* The server's directory: the timer's FIFO is <dir>/<secret>/<name> (deleted). */
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 		n = readlink(link, path, sizeof(path) - 1);
 		child_assert(n > 0);
 		path[n] = '\0';
 		for (int up = 0; up < 2; up++) {
-			slash = strrchr(path, '/');
+			char *slash = strrchr(path, '/');
+
 			child_assert(slash && slash != path);
 			*slash = '\0';
 		}
