@@ -1362,29 +1362,8 @@ first_timer_before_the_namespaces_init(void)
 
 START_TEST(a_pid_namespace_waiting_for_its_init_keeps_it_for_the_program)
 {
-	int err = 0;
-	pid_t pid;
-
-	if (under_qemu()) {
-		case_skipped("a_pid_namespace_waiting...: not under qemu-user (no namespaces for its threads)");
-		return;
-	}
-	/* Whether this process may unshare a PID namespace at all (a child tries). */
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : errno);
-	ck_assert_int_eq(waitpid(pid, &err, 0), pid);
-	err = WIFEXITED(err) ? WEXITSTATUS(err) : -1;
-	/* EINVAL: a kernel built without PID namespaces (copy_pid_ns()). */
-	if (err == ENOSYS || err == EPERM || err == EINVAL) {
-		case_skipped(err == EINVAL ? "a_pid_namespace_waiting...: this kernel has no PID "
-					     "namespaces (unshare(CLONE_NEWPID): EINVAL)"
-					   : "a_pid_namespace_waiting...: unshare(CLONE_NEWPID) refused here");
-		return;
-	}
-	ck_assert_int_eq(err, 0);
-	in_child(first_timer_before_the_namespaces_init);
+	if (!skipped_without_pid_namespaces("a_pid_namespace_waiting..."))
+		in_child(first_timer_before_the_namespaces_init);
 }
 END_TEST
 

@@ -814,34 +814,13 @@ container_child(void)
 
 START_TEST(a_containers_init_that_signals_every_process_and_reaps_them_all_ends_with_its_worker)
 {
-	int err;
-	pid_t pid;
-
-	if (under_qemu()) {
-		case_skipped("a_containers_init...: not under qemu-user (no namespaces for its threads)");
-		return;
-	}
 	/* LeakSanitizer reads /proc/self/task, which the host's /proc resolves in another namespace. */
 	if (sanitizer() && strcmp(sanitizer(), "address") == 0) {
 		case_skipped("a_containers_init...: LeakSanitizer needs a /proc of the namespace");
 		return;
 	}
-	/* Whether this process may unshare a PID namespace at all (a child tries). */
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : errno);
-	ck_assert_int_eq(waitpid(pid, &err, 0), pid);
-	err = WIFEXITED(err) ? WEXITSTATUS(err) : -1;
-	/* ENOSYS: the basic ABI; EPERM: no CAP_SYS_ADMIN; EINVAL: a kernel without PID namespaces. */
-	if (err == ENOSYS || err == EPERM || err == EINVAL) {
-		case_skipped(err == EINVAL ? "a_containers_init...: this kernel has no PID namespaces "
-					     "(unshare(CLONE_NEWPID): EINVAL)"
-					   : "a_containers_init...: unshare(CLONE_NEWPID) refused here");
-		return;
-	}
-	ck_assert_int_eq(err, 0);
-	in_child(container_child);
+	if (!skipped_without_pid_namespaces("a_containers_init..."))
+		in_child(container_child);
 }
 END_TEST
 

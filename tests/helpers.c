@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -304,6 +305,40 @@ case_skipped(const char *what_and_why)
 {
 	printf("skipped case: %s\n", what_and_why);
 	fflush(stdout);
+}
+
+bool
+skipped_without_pid_namespaces(const char *name)
+{
+	char why[200];
+	pid_t pid;
+	int err;
+
+	if (under_qemu()) {
+		snprintf(why, sizeof(why), "%s: not under qemu-user (no namespaces for its threads)", name);
+		case_skipped(why);
+		return true;
+	}
+	/* Whether this process may unshare a PID namespace at all (a child tries). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : errno);
+	ck_assert_int_eq(waitpid(pid, &err, 0), pid);
+	err = WIFEXITED(err) ? WEXITSTATUS(err) : -1;
+	/* ENOSYS: the basic ABI; EPERM: no CAP_SYS_ADMIN; EINVAL: no PID namespaces (copy_pid_ns()). */
+	if (err == EINVAL)
+		snprintf(why, sizeof(why), "%s: this kernel has no PID namespaces "
+			 "(unshare(CLONE_NEWPID): EINVAL)", name);
+	else if (err == ENOSYS || err == EPERM)
+		snprintf(why, sizeof(why), "%s: unshare(CLONE_NEWPID) refused here", name);
+	else
+		ck_assert_int_eq(err, 0);
+	if (err) {
+		case_skipped(why);
+		return true;
+	}
+	return false;
 }
 
 /* The calls of become_user(): 0, or the one that failed, with errno set. */

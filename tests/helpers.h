@@ -112,6 +112,11 @@ const char *sanitizer(void);
  * the case then ends as passed; count-results.sh counts these lines as skipped cases.
  */
 void case_skipped(const char *what_and_why);
+/*
+ * Says why the running case @name cannot make a PID namespace here (qemu-user, the basic
+ * ABI, no CAP_SYS_ADMIN, a kernel without them), if it cannot: true then.
+ */
+bool skipped_without_pid_namespaces(const char *name);
 /* A CLOCK_MONOTONIC timerfd firing every @ns from now. */
 int periodic_timer(int64_t ns, int flags);
 /* A timerfd that is armed and already expired (one-shot, 1 ns), for @clock. */
