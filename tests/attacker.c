@@ -275,47 +275,23 @@ struct opened_up {
 	mode_t mode[OPENED_UP_MAX];
 };
 
-/* A directory there before the program's first timer: remembered, to be left alone. */
-static void
-remember_before(const char *path, const struct stat *st, void *ctx)
-{
-	struct held *h = ctx;
-
-	(void)path;
-	if (h->nbefore < HELD_BEFORE_MAX) {
-		h->before_dev[h->nbefore] = (uint64_t)st->st_dev;
-		h->before_ino[h->nbefore++] = (uint64_t)st->st_ino;
-	}
-}
-
-/* A directory of its own user that was not there before: the program's, a target. */
-static void
-aim_at_new(const char *path, const struct stat *st, void *ctx)
-{
-	struct held *h = ctx;
-
-	if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || h->ntargets == HELD_TARGETS_MAX ||
-	    strlen(path) >= sizeof(h->targets[0]))
-		return;
-	for (int k = 0; k < h->nbefore; k++)
-		if (h->before_dev[k] == (uint64_t)st->st_dev && h->before_ino[k] == (uint64_t)st->st_ino)
-			return;
-	strcpy(h->targets[h->ntargets++], path);
-}
-
 void
 held_init(struct held *h)
 {
 	memset(h, 0, sizeof(*h));
 	/* A write end it holds outlives the FIFO's readers: EPIPE then, not its end. */
 	signal(SIGPIPE, SIG_IGN);
-	each_library_dir(remember_before, h);
 }
 
 void
-held_aim(struct held *h)
+held_aim(struct held *h, const char *dir)
 {
-	each_library_dir(aim_at_new, h);
+	struct stat st;
+
+	h->ntargets = 0;
+	if (dir[0] && strlen(dir) < sizeof(h->targets[0]) && lstat(dir, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		strcpy(h->targets[h->ntargets++], dir);
 }
 
 /*

@@ -40,9 +40,7 @@ void attack_round(uint64_t *seed, bool by_name, struct attack *a);
 
 /* Descriptors attack_own_files() keeps open from round to round, at most. */
 #define HELD_MAX 256
-/* The library's directories there before the program's first timer that it remembers. */
-#define HELD_BEFORE_MAX 1024
-/* The directories that appeared meanwhile (the program's) that it attacks. */
+/* The program's directories that it attacks. */
 #define HELD_TARGETS_MAX 8
 
 /*
@@ -55,25 +53,22 @@ struct held {
 	int fd[HELD_MAX];                      /* FIFOs' ends it opened */
 	bool writer[HELD_MAX];                 /* ... for writing, else for reading */
 	uint64_t dev[HELD_MAX], ino[HELD_MAX]; /* ... of which FIFO: each opened once */
-	int nbefore;
-	uint64_t before_dev[HELD_BEFORE_MAX], before_ino[HELD_BEFORE_MAX]; /* there at held_init() */
 	int ntargets;
-	char targets[HELD_TARGETS_MAX][256];   /* appeared between held_init() and held_aim() */
+	char targets[HELD_TARGETS_MAX][256];   /* the program's directories (held_aim()) */
 };
 
 /*
- * An attacker of the program's own user, before the program's first timer: remembers the
- * library's directories already there (other programs' of the user: the user's own programs
- * and the suite's other processes are left alone), holds nothing yet, and ignores SIGPIPE
- * (a write end it holds outlives the FIFO's readers).
+ * An attacker of the program's own user: holds nothing yet, and ignores SIGPIPE (a write
+ * end it holds outlives the FIFO's readers).
  */
 void held_init(struct held *h);
 
 /*
- * Once the program has made its first timer: the directories of its own user that appeared
- * since held_init() are the program's, the only ones attack_own_files() attacks.
+ * The program's directory @dir (as the program found it: tests/dirs.h, library_dir_of()),
+ * if it is one of its own user's, is what attack_own_files() attacks; nothing else (the
+ * user's other programs, the suite's other processes running beside it, are left alone).
  */
-void held_aim(struct held *h);
+void held_aim(struct held *h, const char *dir);
 
 /*
  * One round of a process of the program's own user, which owns the library's directories:

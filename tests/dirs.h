@@ -3,7 +3,17 @@
 #ifndef TFD_TESTS_DIRS_H
 #define TFD_TESTS_DIRS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* The number of entries of directory @path but "." and "..", or -1 if it cannot be read. */
 int dir_entries(const char *path);
+
+/*
+ * The directory of the server that serves the emulated timer @fd, as its process finds it
+ * (/proc/self/fd: its FIFO is <dir>/<secret>/<name>, " (deleted)" once its name went), in
+ * @out of @size bytes: false where there is none (the kernel's timer, no /proc).
+ */
+bool library_dir_of(int fd, char *out, size_t size);
 
 #endif /* TFD_TESTS_DIRS_H */
