@@ -47,18 +47,16 @@ is_alarm(clockid_t clockid)
 	return clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM;
 }
 
-/* A spare taken from the server becomes the timer: the program's read end, or -errno. */
+/*
+ * A spare (an unnamed pipe, for a non-dumpable process) taken from the server becomes the
+ * timer: the program's read end, or -errno.
+ */
 static long
 make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int flags)
 {
 	struct tfd_slot *s;
 	long i, fd;
 
-	/*
-	 * A spare whose name leads nowhere (ENOSYS) is given back and another taken: a cleaner
-	 * removed the directory, and the server, told by the give-back, makes it again with new
-	 * spares.  Bounded: where no name can ever lead to them (chroot(): libtimerfd(7)), ENOSYS.
-	 */
 	/*
 	 * A process that may not be looked into (not dumpable: PR_SET_DUMPABLE, a set-user-ID
 	 * program) gets a timer that never had a name, handed over by its server: a spare's
@@ -85,6 +83,11 @@ make_timer(struct tfd_shared *sh, clockid_t clockid, enum tfd_base base, int fla
 		if (i != -ENOSYS && i != -EMFILE)
 			return i;
 	}
+	/*
+	 * A spare whose name leads nowhere (ENOSYS) is given back and another taken: a cleaner
+	 * removed the directory, and the server, told by the give-back, makes it again with new
+	 * spares.  Bounded: where no name can ever lead to them (chroot(): libtimerfd(7)), ENOSYS.
+	 */
 	for (int tries = 0;; tries++) {
 		i = __tfd_server_take_spare(sh);
 		if (i < 0)

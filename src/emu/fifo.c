@@ -271,21 +271,25 @@ __tfd_fifo_make(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo
 }
 
 void
-__tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, const struct tfd_fifo_ends *e)
+__tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
 	char name[TFD_FIFO_NAME_MAX + 1];
 
 	fifo_name(nm, i, e->gen, name);
 	tfd_sys_unlinkat(dir, name, 0);
+	e->unnamed = true;
 }
 
 void
 __tfd_fifo_unmake(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e)
 {
-	char name[TFD_FIFO_NAME_MAX + 1];
+	/* A name gone already is not looked for again. */
+	if (!e->unnamed) {
+		char name[TFD_FIFO_NAME_MAX + 1];
 
-	fifo_name(nm, i, e->gen, name);
-	tfd_sys_unlinkat(dir, name, 0);
+		fifo_name(nm, i, e->gen, name);
+		tfd_sys_unlinkat(dir, name, 0);
+	}
 	if (e->r >= 0)
 		tfd_sys_close(e->r);
 	if (e->w >= 0)
@@ -334,10 +338,11 @@ keep_reader(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_end
 
 	if (e->h >= 0)
 		return;
-	e->h = open_by_name(nm, dir, i, e->gen, O_RDONLY, name);
+	e->h = e->unnamed ? -1 : open_by_name(nm, dir, i, e->gen, O_RDONLY, name);
 	/*
-	 * The name gone (a cleaner removed the directory): a read end of the same FIFO through
-	 * the server's own write end, where /proc is mounted (checked like any other).
+	 * No name ("Names"), or the name gone (a cleaner removed the directory): a read end of
+	 * the same FIFO through the server's own write end, where /proc is mounted (checked
+	 * like any other).
 	 */
 	if (e->h < 0 && e->w >= 0) {
 		snprintf(name, TFD_FIFO_PATH_MAX, "/proc/self/fd/%d", e->w);

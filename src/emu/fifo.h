@@ -23,6 +23,7 @@ struct tfd_fifo_ends {
 	int w; /* the write end */
 	int h; /* a read end kept while counts pile up unread */
 	uint32_t gen; /* the generation in its name */
+	bool unnamed; /* it has no name (never had, or unlinked once live): reopened through /proc */
 	uint64_t dev, ino;
 };
 
@@ -76,8 +77,8 @@ struct tfd_flight {
 };
 
 /* Unlinks slot @i's FIFO, whose ends stay open: a live timer is reached by no name. */
-void __tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, const struct tfd_fifo_ends *e);
-/* Unlinks slot @i's FIFO and closes every end held. */
+void __tfd_fifo_unname(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e);
+/* Unlinks slot @i's FIFO (if it has a name) and closes every end held. */
 void __tfd_fifo_unmake(const struct tfd_names *nm, int dir, uint32_t i, struct tfd_fifo_ends *e);
 /*
  * Adds @n expirations to the count in the FIFO: 0, 1 if a count waited unread, -EPIPE once

@@ -67,7 +67,6 @@ struct srv_timer {
 	/* The queue it is on: a rearm may change the slot's base before the server sees it. */
 	uint8_t queued_base;
 	bool pending;       /* taken from the spares by a create, not yet live */
-	bool unnamed;       /* its FIFO has no name (never had, or unlinked once live): "Names" */
 	uint32_t next_free; /* the server's free list of slots (index + 1) */
 	uint32_t gen;       /* its FIFO's generation: the server's own count, not the slot's */
 };
@@ -263,7 +262,7 @@ alloc_slot(void)
 	t = timer_of(i);
 	not_pending(t);
 	t->e.r = t->e.w = t->e.h = -1;
-	t->unnamed = false;
+	t->e.unnamed = false;
 	t->node.pos = TFD_HEAP_NONE;
 	t->e.gen = ++t->gen;
 	__atomic_store_n(&sh->slots[i].gen, t->gen, __ATOMIC_RELAXED);
@@ -348,6 +347,7 @@ make_unnamed(int *r)
 		return i;
 	s = &sh->slots[i];
 	t = timer_of((uint32_t)i);
+	t->e.unnamed = true; /* nothing to unlink, on any path below */
 	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err = -errno;
 	} else {
@@ -377,7 +377,6 @@ make_unnamed(int *r)
 		free_head = (uint32_t)i + 1;
 		return err == -EMFILE || err == -ENFILE ? -EXFULL : err;
 	}
-	t->unnamed = true;
 	s->dev = t->e.dev;
 	s->ino = t->e.ino;
 	s->unnamed = true;
@@ -576,14 +575,14 @@ refresh(uint32_t i)
 		 * And its name: nobody opens a live timer by name where what holds it reopens it
 		 * through /proc/self/fd (DESIGN.md, "Names").  The process learns it from the slot.
 		 */
-		if (!t->unnamed && proc_fd_ok && !table_copied) {
+		if (!t->e.unnamed && proc_fd_ok && !table_copied) {
 			/*
 			 * Unless the create unlinked it (the slot says so: a false word there, written
 			 * by a child where madvise() is ignored, keeps a name, as without /proc).
 			 */
 			if (!__atomic_load_n(&s->unnamed, __ATOMIC_RELAXED))
 				__tfd_fifo_unname(&names, dir, i, &t->e);
-			t->unnamed = true;
+			t->e.unnamed = true;
 			s->unnamed = true;
 		}
 	}
@@ -637,7 +636,7 @@ harvest(void)
 			 * A spare has the server's own reader: only a live timer can lose them all,
 			 * or an unnamed one whose create never took its read end (it stopped waiting).
 			 */
-			if ((timer_of(i)->live || (timer_of(i)->pending && timer_of(i)->unnamed)) &&
+			if ((timer_of(i)->live || (timer_of(i)->pending && timer_of(i)->e.unnamed)) &&
 			    __tfd_fifo_closed(&timer_of(i)->e))
 				free_slot(i);
 		}

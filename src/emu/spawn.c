@@ -384,6 +384,14 @@ take_from(struct tfd_shared *sh, struct tfd_shard *srv)
 	return -1;
 }
 
+/* The server looks at once (its loop's futex word moves). */
+static void
+wake(struct tfd_shard *srv)
+{
+	__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
+	tfd_sys_futex_wake(&srv->wake_seq, 1);
+}
+
 /*
  * Shard @k's server running and its names known here: 0; 1 if one was started just now
  * (look again); or -errno.
@@ -494,8 +502,7 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 		/* Dumpable again (or another thread's create): spares wanted. */
 		if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&srv->want_unnamed, 0, __ATOMIC_RELEASE);
-			__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
-			tfd_sys_futex_wake(&srv->wake_seq, 1);
+			wake(srv);
 		}
 		i = take_from(sh, srv);
 		if (i >= 0)
@@ -515,8 +522,7 @@ __tfd_server_take_spare(struct tfd_shared *sh)
 			return create_errno(err);
 		if (__tfd_base_now(TFD_BASE_MONOTONIC) > deadline)
 			return -ENOMEM;
-		__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
-		tfd_sys_futex_wake(&srv->wake_seq, 1);
+		wake(srv);
 		wait_slice(&srv->spare_seq, seq);
 	}
 }
