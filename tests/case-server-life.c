@@ -252,6 +252,115 @@ START_TEST(a_non_dumpable_programs_timer_counts_exactly_across_sigkills_of_its_s
 }
 END_TEST
 
+/* The twin of @server: its child named libtimerfd-twin. */
+static bool
+twin_of(const struct proc_entry *p, void *server)
+{
+	return p->ppid == *(pid_t *)server && strcmp(p->comm, "libtimerfd-twin") == 0;
+}
+
+/*
+ * A server and its twin killed together (kill(1) of both, the OOM killer twice): what
+ * libtimerfd(7) says a program sees, exactly.  Its timer's descriptor reads end-of-file
+ * (readable, 0 bytes: a poll loop over it spins until it is closed); the process's next
+ * create starts a new server, which works, and removes the dead one's directory.  The
+ * kernel's timer has nothing to kill: it fires on (the control).
+ */
+/* The directory of emulated timer @fd's server: its FIFO is <dir>/<secret>/<name> (deleted). */
+static void
+server_dir_of(int fd, char *path, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, size - 1);
+	child_assert(n > 0);
+	path[n] = '\0';
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(path, '/');
+
+		child_assert(slash && slash != path);
+		*slash = '\0';
+	}
+}
+
+/* Kills @server and its twin at once and reaps both (this process is a subreaper). */
+static void
+kill_server_and_twin(pid_t server)
+{
+	pid_t twin, pid;
+	int left = 2;
+
+	child_assert(procs_matching(twin_of, &server, &twin, 1) == 1);
+	/*
+	 * At once: both stopped first.  Killed one after the other, the twin may take over
+	 * in between and clone a twin of its own, which then serves on (the takeover that
+	 * DESIGN.md's "Surviving a kill" describes, not this case).
+	 */
+	child_assert(kill(server, SIGSTOP) == 0 && kill(twin, SIGSTOP) == 0);
+	child_assert(kill(server, SIGKILL) == 0 && kill(twin, SIGKILL) == 0);
+	/* Both become this subreaper's to reap (the twin once its parent is gone). */
+	while (left > 0 && (pid = waitpid(-1, NULL, __WALL)) > 0)
+		left -= pid == server || pid == twin;
+	child_assert(left == 0);
+}
+
+static void
+both_killed_child(void)
+{
+	char path[PATH_MAX];
+	struct itimerspec shot = its_ns(NS_PER_MS, 0);
+	pid_t server;
+	uint64_t ticks;
+	struct stat st;
+	int fd, fd2;
+
+	child_assert(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	fd = periodic_timer(PERIOD_NS, 0);
+	child_assert(read_ticks(fd, &ticks) == 0 && ticks >= 1);
+	server = the_server(fd);
+	if (server > 0) {
+		ssize_t n;
+
+		server_dir_of(fd, path, sizeof(path));
+		kill_server_and_twin(server);
+		/*
+		 * End-of-file: readable, and nothing in it, read after read; first the count
+		 * the server wrote before it died, if it wrote one after the last read.
+		 */
+		child_assert(becomes_readable(fd, 2000));
+		n = read(fd, &ticks, sizeof(ticks));
+		child_assert(n == 0 || (n == sizeof(ticks) && ticks >= 1));
+		for (int k = 0; k < 3; k++) {
+			child_assert(becomes_readable(fd, 2000));
+			child_assert(read(fd, &ticks, sizeof(ticks)) == 0);
+		}
+	} else {
+		child_assert(!timer_is_emulated(fd));
+		child_assert(becomes_readable(fd, 2000) && read_ticks(fd, &ticks) == 0 && ticks >= 1);
+	}
+	close(fd);
+	/* The next create: a new server, a timer that fires. */
+	fd2 = timerfd_create(CLOCK_MONOTONIC, 0);
+	child_assert(fd2 >= 0);
+	child_assert(timerfd_settime(fd2, 0, &shot, NULL) == 0);
+	child_assert(becomes_readable(fd2, 2000) && read_ticks(fd2, &ticks) == 0 && ticks == 1);
+	/* And the dead server's directory goes (the new server removes it as it starts). */
+	for (int k = 0; server > 0 && k < scaled_ms(2000) / 10 && lstat(path, &st) == 0; k++)
+		sleep_ns(10 * NS_PER_MS);
+	child_assert(server <= 0 || (lstat(path, &st) < 0 && errno == ENOENT));
+	close(fd2);
+	_exit(0);
+}
+
+START_TEST(a_server_and_its_twin_killed_together_leave_end_of_file_and_the_next_create_cleans_up)
+{
+	if (!kill_case_skipped("a_server_and_its_twin_killed_together..."))
+		in_child(both_killed_child);
+}
+END_TEST
+
 static void
 signals_child(void)
 {
@@ -1003,6 +1112,7 @@ tcase_server_life(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, a_periodic_timer_counts_exactly_across_sigkills_of_whatever_serves_it);
 	tcase_add_test(tc, a_non_dumpable_programs_timer_counts_exactly_across_sigkills_of_its_server);
+	tcase_add_test(tc, a_server_and_its_twin_killed_together_leave_end_of_file_and_the_next_create_cleans_up);
 	tcase_add_test(tc, signals_sent_to_every_process_leave_the_timers_firing);
 	tcase_add_test(tc, servers_of_workers_killed_inside_creates_end);
 	tcase_add_test(tc, a_program_limited_to_12_descriptors_makes_as_many_timers_as_on_the_kernel);

@@ -12,6 +12,7 @@
 #   runs it too, after the suites, in a guest that runs nothing else).
 #   VM_GUESTS="x86_64 aarch64 notimerfd" limits the guests; VM_ONLY=REGEX the programs run (by label);
 #   VM_KERNELS: where Debian's packages are kept once downloaded.
+#   VM_ENV="NAME=VALUE ...": more of the programs' environment (CK_RUN_CASE=server-life, say).
 # Kernels come from Debian's archive (apt-get download linux-image-cloud-ARCH), nothing else;
 # the one without timerfd is built from Debian's linux-source-6.1, once per machine.
 set -uo pipefail
@@ -190,7 +191,7 @@ boot() {
 	# shellcheck disable=SC2086 # $machine is a list of options
 	timeout "${VM_TIMEOUT:-2400}" "qemu-system-$arch" $machine -accel tcg -m 2048 -smp 2 -nic none \
 		-display none -serial stdio -no-reboot -kernel "$kernel" -initrd "$initramfs" \
-		-append "console=$console quiet panic=-1 check_vm_timeout=900 CK_TIMEOUT_MULTIPLIER=10 TFD_TEST_CLOCK_STEPS=1 TFD_TEST_EMULATED_CPU=1" \
+		-append "console=$console quiet panic=-1 check_vm_timeout=900 CK_TIMEOUT_MULTIPLIER=10 TFD_TEST_CLOCK_STEPS=1 TFD_TEST_EMULATED_CPU=1${VM_ENV:+ $VM_ENV}" \
 		</dev/null 2>&1 | tr -d '\r' >"$log"
 }
 
