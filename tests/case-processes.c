@@ -957,38 +957,12 @@ outlive_twice(void)
 	child_outlives_its_parent(true);
 }
 
-/* Whether this kernel (or emulator) has robust futexes: qemu-user has not. */
-static bool
-robust_locks(void)
-{
-	pthread_mutexattr_t attr;
-	pthread_mutex_t m;
-	bool ok;
-
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-	ok = pthread_mutex_init(&m, &attr) == 0;
-	if (ok)
-		pthread_mutex_destroy(&m);
-	pthread_mutexattr_destroy(&attr);
-	return ok;
-}
-
 static void
 timer_fires_for_the_survivor(void (*fn)(void))
 {
 	int link[2];
 	uint64_t r[2] = { 0 };
 
-	/*
-	 * A parent may exit while its timer thread holds the lock the processes
-	 * share; without robust futexes nothing releases it (libtimerfd(7)).
-	 */
-	if (!robust_locks()) {
-		case_skipped("timer_fires_for_the_survivor: no robust futexes here");
-		return;
-	}
 	ck_assert_int_eq(pipe(link), 0);
 	outlive_link = link[1];
 	in_child(fn);
