@@ -34,6 +34,7 @@
 #include <check.h>
 
 #include "cleaner.h"
+#include "dirs.h"
 #include "helpers.h"
 #include "procs.h"
 #include "suite.h"
@@ -266,25 +267,6 @@ twin_of(const struct proc_entry *p, void *server)
  * create starts a new server, which works, and removes the dead one's directory.  The
  * kernel's timer has nothing to kill: it fires on (the control).
  */
-/* The directory of emulated timer @fd's server: its FIFO is <dir>/<secret>/<name> (deleted). */
-static void
-server_dir_of(int fd, char *path, size_t size)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, size - 1);
-	child_assert(n > 0);
-	path[n] = '\0';
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(path, '/');
-
-		child_assert(slash && slash != path);
-		*slash = '\0';
-	}
-}
-
 /* Kills @server and its twin at once and reaps both (this process is a subreaper). */
 static void
 kill_server_and_twin(pid_t server)
@@ -323,7 +305,7 @@ both_killed_child(void)
 	if (server > 0) {
 		ssize_t n;
 
-		server_dir_of(fd, path, sizeof(path));
+		child_assert(library_dir_of(fd, path, sizeof(path)));
 		kill_server_and_twin(server);
 		/*
 		 * End-of-file: readable, and nothing in it, read after read; first the count
@@ -937,7 +919,7 @@ cleaner_child(void)
 	child_assert(waiting >= 0 && timerfd_settime(waiting, 0, &one, NULL) == 0);
 	watch_for(&w, 30 * NS_PER_MS); /* the one-shot's expiration waits unread */
 	if (emulated) {
-		child_assert(emu_dir_of(waiting, outer, sizeof(outer)));
+		child_assert(library_dir_of(waiting, outer, sizeof(outer)));
 		child_assert(remove_tree(outer));
 	}
 	/* A rearm with an expiration waiting: done, and the expiration gone (the kernel's rule). */
@@ -997,7 +979,7 @@ taken_name_child(void)
 	DIR *dp;
 
 	watch_start(&w);
-	child_assert(first >= 0 && emu_dir_of(first, outer, sizeof(outer)));
+	child_assert(first >= 0 && library_dir_of(first, outer, sizeof(outer)));
 	child_assert(remove_tree(outer));
 	child_assert(mkdir(outer, 0777) == 0 && chown(outer, NOBODY, NOBODY) == 0 && chmod(outer, 0777) == 0);
 	errno = 0;

@@ -3,33 +3,11 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleaner.h"
-
-bool
-emu_dir_of(int fd, char *out, size_t size)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, out, size - 1);
-	if (n <= 0)
-		return false;
-	out[n] = '\0';
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(out, '/');
-
-		if (!slash || slash == out)
-			return false;
-		*slash = '\0';
-	}
-	return true;
-}
 
 /* Removes @at/@path and what is in it, @depth levels down at most: whether it is gone. */
 static bool

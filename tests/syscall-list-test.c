@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cleaner.h"
+#include "dirs.h"
 #include "seccomp-abi.h"
 #include "slowness.h"
 #include "syscall-numbers.h"
@@ -394,7 +395,7 @@ workload(void)
 	 * A cleaner removes the server's directory (found through /proc): it is made again, a
 	 * create works at once, a rearm with a count waiting empties the FIFO.
 	 */
-	if (emu_dir_of(periodic, dir, sizeof(dir)) && remove_tree(dir)) {
+	if (library_dir_of(periodic, dir, sizeof(dir)) && remove_tree(dir)) {
 		int again = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 
 		its = its_ns(NS_PER_MS, 0);
