@@ -7,7 +7,7 @@
 #   The image is kept outside the checkout, in VM_KERNEL_CACHE (default
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/libtimerfd-vm), under a key made of the source package's
 #   version and the fragment's hash, so that a clean clone (CI) on the same machine pays the
-#   build once; a changed fragment or source package builds anew. About 15 min on 2 cores.
+#   build once; a changed fragment or source package builds anew. About 7 min on 2 idle cores.
 set -euo pipefail
 fragment=$(realpath "$1")
 tarball=/usr/src/linux-source-6.1.tar.xz
