@@ -413,12 +413,15 @@ drop_spares(void)
 	}
 }
 
+static void dir_keep(int64_t now);
+
 /* Every empty entry of the spares gets a new one; an error is told to the waiting creates. */
 static void
 keep_spares(void)
 {
-	bool made = false, woken = false;
+	bool made = false, woken = false, dir_looked = false;
 
+again:
 	if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
 		drop_spares();
 	for (int k = 0; k < TFD_SPARES; k++) {
@@ -444,6 +447,18 @@ keep_spares(void)
 		if (__atomic_load_n(&srv->want_unnamed, __ATOMIC_ACQUIRE))
 			continue;
 		i = make_spare();
+		/*
+		 * No directory: a cleaner removed it before a give-back told this server.  Made
+		 * again now, and every spare with it, before any create sees ENOSYS (a create
+		 * that finds no spare and this error fails at once).  Once: where the name is
+		 * another user's now, ENOSYS is the answer.
+		 */
+		if (i == -ENOSYS && !dir_looked) {
+			dir_looked = true;
+			dir_suspect = true;
+			dir_keep(__tfd_base_now(TFD_BASE_MONOTONIC));
+			goto again;
+		}
 		if (i < 0 && tfd_shard_full((int)-i)) {
 			/*
 			 * Out of descriptors: the read ends kept for unread counts go now, and
