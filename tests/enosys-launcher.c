@@ -6,17 +6,21 @@
  * With --no-create-flags it simulates a kernel before 2.6.27 instead: timerfd_create with
  * nonzero flags fails with EINVAL (and the program fails if seccomp is unavailable).
  * With --no-unshare, unshare(2) also fails with EPERM, as in strict sandboxes.
+ * With --no-namespaces, unshare(2) of any namespace but the mount one fails with EINVAL, as on
+ * a kernel built without them (tinyconfig: make check-vm's guest without timerfd).
  * With --basic-abi it simulates a user-mode Linux emulator or library OS, which offers a basic
  * Linux ABI only: no /proc, and every system call outside an allowlist answers ENOSYS (x86_64,
  * i386, aarch64 and arm; elsewhere, or without the privilege to hide /proc, it says why and
  * exits 77).
- * Usage: enosys-launcher [--no-create-flags | --no-unshare | --basic-abi] PROGRAM [ARGS...]
+ * Usage: enosys-launcher [--no-create-flags | --no-unshare | --no-namespaces | --basic-abi]
+ *        PROGRAM [ARGS...]
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +77,21 @@ install_old_kernel_filter(void)
 #endif
 }
 
-/* ENOSYS for timerfd; with @no_unshare, EPERM for unshare(2) too (a strict sandbox's profile). */
+/*
+ * The namespaces a kernel may be built without (CONFIG_NAMESPACES and its parts: tinyconfig
+ * has none): their unshare(2) answers EINVAL there (create_new_namespaces() and the copy_*_ns()
+ * stubs).  Mount namespaces are always built in.
+ */
+#define OPTIONAL_NAMESPACES                                                                 \
+	(CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
+	 CLONE_NEWCGROUP | 0x00000080 /* CLONE_NEWTIME, unshare's only */)
+
+/*
+ * ENOSYS for timerfd; and unshare(2) with a flag of @unshare_mask answers @unshare_errno (a
+ * strict sandbox's profile: every flag, EPERM; a kernel without namespaces: EINVAL).
+ */
 static int
-install_filter(int no_unshare)
+install_filter(uint32_t unshare_mask, int unshare_errno)
 {
 #ifdef TFD_AUDIT_ARCH_SELF
 	struct tfd_sock_filter filter[] = {
@@ -90,13 +106,17 @@ install_filter(int no_unshare)
 		ENOSYS_FOR(TFD_NR_settime64),
 		ENOSYS_FOR(TFD_NR_gettime64),
 #endif
-		BPF_JUMP(TFD_BPF_JEQ_K, SYS_unshare, 0, 1),
-		BPF_STMT(TFD_BPF_RET_K, no_unshare ? TFD_SECCOMP_RET_ERRNO | EPERM : TFD_SECCOMP_RET_ALLOW),
+		BPF_JUMP(TFD_BPF_JEQ_K, SYS_unshare, 0, 3),
+		/* The low 32 bits of the first argument: the int flags. */
+		BPF_STMT(TFD_BPF_LD_W_ABS, offsetof(struct tfd_seccomp_data, args[0])),
+		BPF_JUMP(TFD_BPF_JSET_K, unshare_mask, 0, 1),
+		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ERRNO | (uint32_t)unshare_errno),
 		BPF_STMT(TFD_BPF_RET_K, TFD_SECCOMP_RET_ALLOW),
 	};
 	return load_filter(filter, sizeof(filter) / sizeof(filter[0]));
 #else
-	(void)no_unshare;
+	(void)unshare_mask;
+	(void)unshare_errno;
 	return -ENOTSUP;
 #endif
 }
@@ -376,14 +396,16 @@ main(int argc, char **argv)
 		perror(argv[2]);
 		return 127;
 	}
-	if (argc > 2 && strcmp(argv[1], "--no-unshare") == 0) {
-		err = install_filter(1);
+	if (argc > 2 && (strcmp(argv[1], "--no-unshare") == 0 || strcmp(argv[1], "--no-namespaces") == 0)) {
+		bool none = strcmp(argv[1], "--no-namespaces") == 0;
+
+		err = none ? install_filter(OPTIONAL_NAMESPACES, EINVAL) : install_filter(~0U, EPERM);
 		if (err) {
 			printf("enosys-launcher: no seccomp filter: %s\n", strerror(-err));
 			return 77;
 		}
-		printf("enosys-launcher: seccomp filter installed: timerfd syscalls answer ENOSYS, "
-		       "unshare EPERM\n");
+		printf("enosys-launcher: seccomp filter installed: timerfd syscalls answer ENOSYS, %s\n",
+		       none ? "unshare EINVAL for every namespace but the mount one" : "unshare EPERM");
 		fflush(stdout);
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);
@@ -392,11 +414,11 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[1], "--basic-abi") == 0)
 		return run_basic_abi(argv + 2);
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [--no-create-flags | --no-unshare | --basic-abi] "
-			"PROGRAM [ARGS...]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--no-create-flags | --no-unshare | --no-namespaces | "
+			"--basic-abi] PROGRAM [ARGS...]\n", argv[0]);
 		return 2;
 	}
-	err = install_filter(0);
+	err = install_filter(0, 0);
 	if (err == 0) {
 		printf("enosys-launcher: seccomp filter installed: timerfd syscalls answer ENOSYS\n");
 	} else {
