@@ -301,6 +301,11 @@ check_refused_arguments(void)
 		     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL), EINVAL);
 	ret = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
 	report(ret >= 0, "prctl(PR_GET_TIMERSLACK) works", ret, errno);
+	errno = 0;
+	expect_errno("prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER) fails with EINVAL",
+		     prctl(PR_SET_SECCOMP, 2UL, NULL, 0UL, 0UL), EINVAL);
+	ret = prctl(PR_GET_SECCOMP, 0UL, 0UL, 0UL, 0UL);
+	report(ret >= 0, "prctl(PR_GET_SECCOMP) works", ret, errno);
 }
 
 /* A few allowed calls, made as system calls (not through the vDSO). */

@@ -11,8 +11,9 @@ int dir_entries(const char *path);
 
 /*
  * The directory of the server that serves the emulated timer @fd, as its process finds it
- * (/proc/self/fd: its FIFO is <dir>/<secret>/<name>, " (deleted)" once its name went), in
- * @out of @size bytes: false where there is none (the kernel's timer, no /proc).
+ * (/proc/self/fd: its FIFO is <dir>/<secret>/<name>, " (deleted)" once its name went; without
+ * /proc, the library's directory whose FIFO has @fd's inode), in @out of @size bytes: false
+ * where there is none (the kernel's timer, a timer with no name where /proc is not mounted).
  */
 bool library_dir_of(int fd, char *out, size_t size);
 

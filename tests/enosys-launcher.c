@@ -170,7 +170,7 @@ static const unsigned int basic_abi_clone_flags[] = {
 /* The low 32 bits of argument @i (little-endian), all a filter checks. */
 #define ARG_LOW(i) (offsetof(struct tfd_seccomp_data, args) + 8 * (i))
 
-/* EINVAL checks: prctl's, fcntl's (and fcntl64's), pipe2's. */
+/* EINVAL checks: fcntl's (and fcntl64's), pipe2's; prctl's two values, one more. */
 #ifdef SYS_fcntl64
 #define BASIC_ABI_REFUSALS 4
 #else
@@ -187,7 +187,7 @@ static const unsigned int basic_abi_clone_flags[] = {
  * (ioctl's, 5; read's, 7), the list, the end.
  */
 #define BASIC_ABI_LEN \
-	(4 + BASIC_ABI_X32 + (5 + NELEM(basic_abi_clone_flags)) + BASIC_ABI_REFUSALS * 5 + \
+	(4 + BASIC_ABI_X32 + (5 + NELEM(basic_abi_clone_flags)) + BASIC_ABI_REFUSALS * 5 + 1 + \
 	 5 + 7 + 2 * NELEM(basic_abi_calls) + 1)
 struct basic_abi_filter {
 	struct tfd_sock_filter insn[BASIC_ABI_LEN];
@@ -218,6 +218,18 @@ refuse_value(struct basic_abi_filter *b, uint32_t nr, int arg, uint16_t test, ui
 	put(b, TFD_BPF_JEQ_K, nr, 0, 4);
 	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(arg), 0, 0);
 	put(b, test, value, 0, 1);
+	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
+	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
+}
+
+/* System call @nr: EINVAL where argument @arg is one of @values[@n], else ALLOW (as above). */
+static void
+refuse_values(struct basic_abi_filter *b, uint32_t nr, int arg, const uint32_t *values, size_t n)
+{
+	put(b, TFD_BPF_JEQ_K, nr, 0, (uint8_t)(n + 3));
+	put(b, TFD_BPF_LD_W_ABS, ARG_LOW(arg), 0, 0);
+	for (size_t i = 0; i < n; i++)
+		put(b, TFD_BPF_JEQ_K, values[i], (uint8_t)(n - 1 - i), i + 1 == n ? 1 : 0);
 	put(b, TFD_BPF_RET_K, RET_ERRNO(EINVAL), 0, 0);
 	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
 }
@@ -264,9 +276,11 @@ basic_abi_build(struct basic_abi_filter *b)
 	put(b, TFD_BPF_RET_K, RET_ALLOW, 0, 0);
 	/*
 	 * Not assumed to work there, refused as a kernel refuses a value it does not know
-	 * (EINVAL): prctl's PR_SET_TIMERSLACK, fcntl's F_SETPIPE_SZ, pipe2's O_DIRECT.
+	 * (EINVAL): prctl's PR_SET_TIMERSLACK and PR_SET_SECCOMP, fcntl's F_SETPIPE_SZ, pipe2's
+	 * O_DIRECT.
 	 */
-	refuse_value(b, SYS_prctl, 0, TFD_BPF_JEQ_K, PR_SET_TIMERSLACK);
+	/* And no filter of the program's own (PR_SET_SECCOMP): what a user-mode Linux answered. */
+	refuse_values(b, SYS_prctl, 0, (const uint32_t[]){ PR_SET_TIMERSLACK, PR_SET_SECCOMP }, 2);
 	refuse_value(b, SYS_fcntl, 1, TFD_BPF_JEQ_K, F_SETPIPE_SZ);
 #ifdef SYS_fcntl64
 	refuse_value(b, SYS_fcntl64, 1, TFD_BPF_JEQ_K, F_SETPIPE_SZ);
