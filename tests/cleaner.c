@@ -3,35 +3,33 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleaner.h"
+#include "dirs.h"
+
+static bool remove_at(int at, const char *path, int depth);
+
+/* Unlinks @name in @d, or removes it as a directory, @arg levels down (an int): never stops. */
+static bool
+unlink_entry(int d, const char *name, void *arg)
+{
+	int depth = *(const int *)arg;
+
+	if (unlinkat(d, name, 0) < 0 && depth < 2)
+		remove_at(d, name, depth + 1);
+	return false;
+}
 
 /* Removes @at/@path and what is in it, @depth levels down at most: whether it is gone. */
 static bool
 remove_at(int at, const char *path, int depth)
 {
-	char buf[4096];
-	long n;
 	int d = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (d < 0)
 		return false;
-	while ((n = syscall(SYS_getdents64, d, buf, sizeof(buf))) > 0)
-		for (long off = 0; off < n;) {
-			unsigned short reclen;
-			const char *name = buf + off + 19; /* struct linux_dirent64 */
-
-			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			if (reclen == 0)
-				break;
-			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
-			    unlinkat(d, name, 0) < 0 && depth < 2)
-				remove_at(d, name, depth + 1);
-			off += reclen;
-		}
+	dir_any(d, unlink_entry, &depth);
 	close(d);
 	return unlinkat(at, path, AT_REMOVEDIR) == 0;
 }

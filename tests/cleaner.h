@@ -2,8 +2,8 @@
 /*
  * What a temporary-file cleaner (systemd-tmpfiles' age rules, tmpreaper, tmpwatch) does to
  * the emulation's directory, for the tests (found with tests/dirs.h's library_dir_of()):
- * removed with what is in it.  Raw getdents64, no stdio, no allocation: usable under a
- * program's own seccomp filter (tests/syscall-list-test).
+ * removed with what is in it.  Through dir_any() (tests/dirs.h): no stdio, no allocation,
+ * usable under a program's own seccomp filter (tests/syscall-list-test).
  */
 #ifndef TFD_TESTS_CLEANER_H
 #define TFD_TESTS_CLEANER_H

@@ -29,12 +29,7 @@ dir_entries(const char *path)
 	return n;
 }
 
-/*
- * Calls @fn(@d, name, @arg) for each entry of directory @d but "." and "..", until it answers
- * true: whether one did.  Raw getdents64, or the old getdents where the kernel answers ENOSYS
- * to it (the basic ABI's: readdir() of the C library takes getdents64 alone there).
- */
-static bool
+bool
 dir_any(int d, bool (*fn)(int d, const char *name, void *arg), void *arg)
 {
 	size_t len_at = 16, name_at = 19; /* struct linux_dirent64 */

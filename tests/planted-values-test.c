@@ -51,7 +51,6 @@
 #include "emu/checked.h"
 #include "emu/emu.h"
 #include "emu/family.h"
-#include "emu/sys.h"
 #include "emu/timer.h"
 
 /* The inode index's tombstone (shared.c): an entry a lookup passes over, as it does garbage. */
@@ -1528,14 +1527,6 @@ END_TEST
 
 /* --- a create's own half-way state: a spare taken when a cleaner came --------------- */
 
-/*
- * A temporary-file cleaner removed the directory.  A create takes a spare, finds its name
- * gone and gives it back, which tells the server; but a server awake for a timer may make
- * its next spare in between (the entry the create emptied), in the directory that is gone.
- * It must make the directory again there and then, not tell the creates ENOSYS: a create
- * that finds no spare and that error fails at once (CI saw the cleaner case of
- * timerfd-test fail so under valgrind).  Planted: a spare taken and not yet given back.
- */
 /* Waits (5 s, scaled) until the server made every spare and its pass ended (its count moved). */
 static void
 spares_made(struct tfd_shard *srv)
@@ -1554,6 +1545,14 @@ spares_made(struct tfd_shard *srv)
 	} while (full < TFD_SPARES || __atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST) != seq);
 }
 
+/*
+ * A temporary-file cleaner removed the directory.  A create takes a spare, finds its name
+ * gone and gives it back, which tells the server; but a server awake for a timer may make
+ * its next spare in between (the entry the create emptied), in the directory that is gone.
+ * It must make the directory again there and then, not tell the creates ENOSYS: a create
+ * that finds no spare and that error fails at once (CI saw the cleaner case of
+ * timerfd-test fail so under valgrind).  Planted: a spare taken and not yet given back.
+ */
 static void
 spare_made_after_a_cleaner(void)
 {
@@ -1575,8 +1574,7 @@ spare_made_after_a_cleaner(void)
 	child_assert(remove_tree(outer));
 	/* The server's next pass (woken as a create wakes it) makes a spare for the empty entry. */
 	seq = __atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&srv->wake_seq, 1, __ATOMIC_SEQ_CST);
-	tfd_sys_futex_wake(&srv->wake_seq, 1);
+	__tfd_server_poke(sh, i, INT64_MIN);
 	t0 = mono_ns();
 	while (__atomic_load_n(&srv->spare_seq, __ATOMIC_SEQ_CST) == seq) {
 		child_assert_within(t0, 5000, "the server's next spare");
